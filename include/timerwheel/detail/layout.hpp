@@ -1,0 +1,85 @@
+// Tables derived at compile time from a `levels<...>` configuration.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+
+namespace timerwheel::detail {
+
+template <class Config>
+struct layout {
+  using tick = typename Config::tick_type;
+
+  static constexpr unsigned digits = std::numeric_limits<tick>::digits;
+  static constexpr unsigned count = Config::count;
+  static_assert(count <= 64, "at most 64 levels");
+  // Narrow ticks wrap and are read by the nearest-instant rule; 64-bit ticks
+  // are plain numbers that never wrap in practice.
+  static constexpr bool wraps = digits < 64;
+
+  // shift[k]: the first tick bit of level k; shift[count]: the bits covered.
+  static constexpr std::array<unsigned, count + 1> shift = [] {
+    std::array<unsigned, count + 1> s{};
+    for (unsigned k = 0; k < count; ++k) s[k + 1] = s[k] + Config::bits[k];
+    return s;
+  }();
+  static_assert(shift[count - 1] < digits, "a level lies entirely beyond the tick type");
+
+  static constexpr bool has_far = shift[count] < digits;
+
+  // Every level starts on a word of the occupancy bitmap, so a slot's flat
+  // index gives its bit and word directly (levels of under 64 slots pad).
+  static constexpr std::array<unsigned, count> words = [] {
+    std::array<unsigned, count> w{};
+    for (unsigned k = 0; k < count; ++k) w[k] = ((1u << Config::bits[k]) + 63) / 64;
+    return w;
+  }();
+  static constexpr std::array<unsigned, count + 1> word_offset = [] {
+    std::array<unsigned, count + 1> o{};
+    for (unsigned k = 0; k < count; ++k) o[k + 1] = o[k] + words[k];
+    return o;
+  }();
+  static constexpr unsigned total_words = word_offset[count];
+  static constexpr unsigned total_slots = total_words * 64;
+
+  static constexpr std::array<std::uint8_t, total_words> level_of_word = [] {
+    std::array<std::uint8_t, total_words> l{};
+    for (unsigned k = 0; k < count; ++k)
+      for (unsigned w = word_offset[k]; w < word_offset[k + 1]; ++w)
+        l[w] = static_cast<std::uint8_t>(k);
+    return l;
+  }();
+
+  // The level of a deadline whose XOR with now has bit width w (w = 0: the
+  // deadline is now); `count` stands for the far list.
+  static constexpr std::array<std::uint8_t, digits + 1> level_of_width = [] {
+    std::array<std::uint8_t, digits + 1> l{};
+    for (unsigned w = 1; w <= digits; ++w) {
+      unsigned k = 0;
+      while (k < count && w - 1 >= shift[k + 1]) ++k;
+      l[w] = static_cast<std::uint8_t>(k);
+    }
+    return l;
+  }();
+
+  // The tick bits below bit n (all of them when n reaches the width).
+  static constexpr tick low_bits(unsigned n) noexcept {
+    return n >= digits ? static_cast<tick>(~tick{0}) : static_cast<tick>((tick{1} << n) - 1);
+  }
+
+  static constexpr std::array<tick, count> slot_mask = [] {
+    std::array<tick, count> m{};
+    for (unsigned k = 0; k < count; ++k) m[k] = low_bits(Config::bits[k]);
+    return m;
+  }();
+
+  // The bits above level k: what every timer at level k shares with now.
+  static constexpr std::array<tick, count> high_mask = [] {
+    std::array<tick, count> m{};
+    for (unsigned k = 0; k < count; ++k) m[k] = static_cast<tick>(~low_bits(shift[k + 1]));
+    return m;
+  }();
+};
+
+}  // namespace timerwheel::detail

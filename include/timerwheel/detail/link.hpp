@@ -1,0 +1,57 @@
+// Intrusive circular doubly linked list with a sentinel: the storage of every
+// slot of the wheel, of its far list and of its queue of expired timers.
+#pragma once
+
+namespace timerwheel::detail {
+
+// A node's links, or a list's sentinel. A node is linked exactly when `next`
+// is not null; a sentinel of an empty list points at itself.
+struct link {
+  link* next = nullptr;
+  link* prev = nullptr;
+};
+
+inline void list_init(link& sentinel) noexcept { sentinel.next = sentinel.prev = &sentinel; }
+
+inline bool list_empty(const link& sentinel) noexcept { return sentinel.next == &sentinel; }
+
+inline void list_push_back(link& sentinel, link& node) noexcept {
+  node.next = &sentinel;
+  node.prev = sentinel.prev;
+  sentinel.prev->next = &node;
+  sentinel.prev = &node;
+}
+
+inline void list_push_front(link& sentinel, link& node) noexcept {
+  node.prev = &sentinel;
+  node.next = sentinel.next;
+  sentinel.next->prev = &node;
+  sentinel.next = &node;
+}
+
+// Unlinks `node` and marks it unlinked. Returns the sentinel of its list when
+// the list became empty, else nullptr: with a sentinel, the removed node's
+// neighbours are the same node only when both are that sentinel. This lets a
+// cancel find an emptied slot without storing the slot in the node.
+inline link* list_unlink(link& node) noexcept {
+  link* const next = node.next;
+  link* const prev = node.prev;
+  prev->next = next;
+  next->prev = prev;
+  node.next = node.prev = nullptr;
+  return next == prev ? next : nullptr;
+}
+
+// Moves every node of `from` to the back of `to`, in order; `from` becomes empty.
+inline void list_splice_back(link& to, link& from) noexcept {
+  if (list_empty(from)) return;
+  link* const first = from.next;
+  link* const last = from.prev;
+  first->prev = to.prev;
+  to.prev->next = first;
+  last->next = &to;
+  to.prev = last;
+  list_init(from);
+}
+
+}  // namespace timerwheel::detail

@@ -1,0 +1,34 @@
+// The configuration of a wheel: its tick type and the bits of each level.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace timerwheel {
+
+// `levels<Tick, Bits...>`: a wheel over ticks of type `Tick` (an unsigned
+// integer) whose level k has 2^Bits[k] slots, lowest (finest) level first.
+// Level k's slots are 2^(Bits[0] + ... + Bits[k-1]) ticks wide. Levels whose
+// bits together cover the tick type need no far list; a configuration that
+// covers fewer bits keeps one for the timers beyond its top level. Ticks
+// narrower than 64 bits wrap around: every instant is read as the nearest one
+// to now.
+template <class Tick, unsigned... Bits>
+struct levels {
+  static_assert(std::is_unsigned_v<Tick> && !std::is_same_v<Tick, bool>,
+                "the tick type must be an unsigned integer type");
+  static_assert(std::numeric_limits<Tick>::digits <= 64, "ticks wider than 64 bits");
+  static_assert(sizeof...(Bits) >= 1, "a wheel needs at least one level");
+  static_assert(((Bits >= 1 && Bits <= 12) && ...), "each level has 1 to 12 bits");
+
+  using tick_type = Tick;
+  static constexpr unsigned count = sizeof...(Bits);
+  static constexpr std::array<unsigned, count> bits{Bits...};
+};
+
+// 64-bit ticks in eleven levels of 64 slots: 66 bits, so no far list.
+using default_config = levels<std::uint64_t, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6>;
+
+}  // namespace timerwheel

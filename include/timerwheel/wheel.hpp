@@ -1,0 +1,636 @@
+// timerwheel::wheel: a tickless hierarchical timing wheel that fires timers in
+// exact (deadline, scheduling order) order.
+//
+// Implementation
+// --------------
+// Time is an unsigned tick count. Level k holds 2^b_k slots, each 2^s_k ticks
+// wide, where s_k = b_0 + ... + b_{k-1}. With the default configuration
+// (eleven levels of 6 bits over 64-bit ticks):
+//
+//   level | slots | slot width | a timer sits here when deadline XOR now < ...
+//   ------+-------+------------+----------------------------------------------
+//     0   |  64   | 1 tick     | 2^6
+//     1   |  64   | 2^6        | 2^12
+//     2   |  64   | 2^12       | 2^18
+//    ...  |  ...  | ...        | ...
+//    10   |  64   | 2^60       | 2^64 (16 of its slots are reachable)
+//
+// Placement (HiTime): a timer sits at level k = the level holding the highest
+// bit in which its deadline differs from now (level 0 when they are equal), in
+// slot (deadline >> s_k) mod 2^b_k. It shares every bit above level k with
+// now, so every timer at level k is later than every timer at a level below
+// k, and the earliest timer lies in the first occupied slot, scanning from
+// now's own slot, of the lowest non-empty level. A level-0 slot holds timers
+// of one exact deadline.
+//
+// An occupancy bitmap per level (and a word of non-empty levels) finds that
+// slot with count-trailing-zeros, so an advance jumps from occupied slot to
+// occupied slot and empty time costs nothing. When now reaches the start of a
+// coarse slot, its timers are placed again relative to now (a cascade) and
+// land strictly lower; a timer moves down at most once per level.
+//
+// Exact order without a sequence number: every slot keeps its timers in
+// scheduling order. A schedule appends (it is the newest), and a cascade runs
+// only when every lower level is empty, distributing one slot's timers in
+// order into empty slots. So a level-0 slot, drained front to back, fires
+// equal deadlines first-scheduled first.
+//
+// A configuration whose levels do not cover the tick type keeps a far list of
+// the timers beyond its top level, re-examined when now enters a new block of
+// the top level's span (ccan/timer's `far`). Narrow ticks wrap: instants are
+// read as the nearest one to now, and the top level is scanned cyclically.
+//
+// Costs (n pending timers, L levels): schedule and cancel O(1); advance
+// O(L + timers fired + timers cascaded), whatever the ticks elapsed, and O(1)
+// for an advance to before a cached lower bound of the next slot start;
+// next_deadline O(L + timers in the earliest slot).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "detail/layout.hpp"
+#include "detail/link.hpp"
+#include "detail/list_sort.hpp"
+#include "levels.hpp"
+#include "timer_hook.hpp"
+
+namespace timerwheel {
+
+// `wheel<Config>`: an intrusive timer structure over `basic_timer_hook`s.
+// Times are absolute ticks of `tick_type`. Neither copyable nor movable (its
+// timers link to it by address). Not thread-safe.
+template <class Config = default_config>
+class wheel {
+  using layout = detail::layout<Config>;
+  using link = detail::link;
+  using access = detail::hook_access;
+
+ public:
+  using config_type = Config;
+  using tick_type = typename Config::tick_type;
+  using hook_type = basic_timer_hook<tick_type>;
+
+  // An empty wheel whose time is `now` (ticks). O(slots). Throws nothing.
+  explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(now) {
+    for (link& s : slots_) detail::list_init(s);
+    detail::list_init(far_);
+    detail::list_init(expired_);
+  }
+
+  wheel(const wheel&) = delete;
+  wheel& operator=(const wheel&) = delete;
+
+  // Unlinks every timer still pending, as clear() does.
+  ~wheel() { clear(); }
+
+  // The current time (ticks). While a callback runs: that timer's deadline.
+  tick_type now() const noexcept { return now_; }
+
+  // Pending timers, those expired and not yet taken included. O(1).
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+
+  // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
+  // deadline before now is taken as now: the timer is due and fires at the
+  // next advance, after those already due. A pending timer is moved and
+  // counts as newly scheduled. O(1); throws nothing.
+  void schedule(hook_type& timer, tick_type deadline) noexcept {
+    link& node = access::links(timer);
+    if (node.next != nullptr)
+      unlink(node);
+    else
+      ++size_;
+    if (behind(deadline)) deadline = now_;
+    access::set_deadline(timer, deadline);
+    insert(node, deadline, false);
+  }
+
+  // Schedules `timer` at the tick of [earliest, latest] with the most
+  // trailing zero bits: the one placed highest, so it fires with the fewest
+  // cascades. A range that starts before now is cut to start at now; one
+  // that ends before now makes the timer due now. Returns the deadline
+  // chosen. O(1). Throws std::invalid_argument, changing nothing, when
+  // `earliest` is after `latest`.
+  tick_type schedule_in_range(hook_type& timer, tick_type earliest, tick_type latest) {
+    if (ahead_of(earliest, latest))
+      throw std::invalid_argument("timerwheel: schedule_in_range: earliest is after latest");
+    schedule(timer, pick_in_range(earliest, latest));
+    return timer.deadline();
+  }
+
+  // STOP_TIMER: cancels `timer`. Returns whether it was pending (waiting in
+  // the wheel or expired and not yet taken); a no-op otherwise. O(1).
+  bool cancel(hook_type& timer) noexcept {
+    link& node = access::links(timer);
+    if (node.next == nullptr) return false;
+    unlink(node);
+    --size_;
+    return true;
+  }
+
+  // PER_TICK_BOOKKEEPING and EXPIRY_PROCESSING: first hands `on_expired`
+  // every timer still queued by the pull form, then fires every timer with
+  // deadline <= `to` (ticks) exactly once, in nondecreasing deadline order,
+  // equal deadlines in scheduling order; then now() == to. Each timer is
+  // unlinked before `on_expired(hook_type&)` runs; the callback may schedule
+  // and cancel any timer, and one it schedules at or before `to` fires in
+  // this advance, in order. Returns how many fired. O(levels + fired +
+  // cascaded); O(1) when nothing is due. Throws std::invalid_argument,
+  // changing nothing, when `to` is behind now, std::logic_error when called
+  // from a callback, and whatever `on_expired` throws (the timers not yet
+  // fired stay pending; now() is the deadline of the last one fired).
+  template <class F>
+  std::size_t advance(tick_type to, F&& on_expired) {
+    check_target(to);
+    const callback_scope scope(*this);
+    std::size_t fired = drain(expired_, on_expired);
+    fired += collect(to, [&](hook_type& timer) { on_expired(timer); });
+    now_ = to;
+    return fired;
+  }
+
+  // The pull form: queues, in order, every timer with deadline <= `to`
+  // (ticks) for take_expired(); then now() == to. Returns how many it
+  // queued. Same costs and errors as the callback form.
+  std::size_t advance(tick_type to) {
+    check_target(to);
+    const callback_scope scope(*this);
+    const std::size_t queued = collect(to, [this](hook_type& timer) {
+      detail::list_push_back(expired_, access::links(timer));
+      ++size_;
+    });
+    now_ = to;
+    return queued;
+  }
+
+  // The next expired timer queued by the pull form, unlinked, in order;
+  // nullptr when none is queued. O(1).
+  hook_type* take_expired() noexcept {
+    if (detail::list_empty(expired_)) return nullptr;
+    link& node = *expired_.next;
+    detail::list_unlink(node);
+    --size_;
+    return &access::from_links<hook_type>(node);
+  }
+
+  // The exact earliest deadline (ticks) of a pending timer: the first queued
+  // one while the pull form's queue is not empty; none when empty.
+  // O(levels + timers in the earliest slot).
+  std::optional<tick_type> next_deadline() const noexcept {
+    if (!detail::list_empty(expired_)) return deadline_of(*expired_.next);
+    if (level_mask_ != 0) {
+      const unsigned k = static_cast<unsigned>(std::countr_zero(level_mask_));
+      const unsigned s = first_occupied(k, slot_of(now_, k));
+      if (k == 0) return slot_start(0, s);
+      return earliest_in(slots_[slot_index(k, s)]);
+    }
+    if constexpr (layout::has_far)
+      if (!detail::list_empty(far_)) return earliest_in(far_);
+    return std::nullopt;
+  }
+
+  // How long (ticks) a poller may sleep: 0 when a timer is due or queued,
+  // the largest tick value when the wheel is empty. Cost of next_deadline().
+  tick_type time_until_next() const noexcept {
+    if (!detail::list_empty(expired_)) return 0;
+    const std::optional<tick_type> next = next_deadline();
+    return next ? distance(*next) : std::numeric_limits<tick_type>::max();
+  }
+
+  // Fires every timer pending at the call, in order (queued ones first),
+  // leaving now() unchanged; timers its callbacks schedule stay pending.
+  // Returns how many fired. O(n log n) for the timers of coarse slots.
+  // Throws std::logic_error when called from a callback, and whatever
+  // `on_expired` throws (the timers not yet fired stay pending).
+  template <class F>
+  std::size_t expire_all(F&& on_expired) {
+    const callback_scope scope(*this);
+    link batch;
+    detail::list_init(batch);
+    const batch_scope restore(*this, batch);
+    std::size_t fired = drain(expired_, on_expired);
+    return fired + drain(batch, on_expired);
+  }
+
+  // Drops every pending timer; each hook becomes idle. O(n + slots).
+  void clear() noexcept {
+    for (unsigned w = 0; w < layout::total_words; ++w)
+      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
+        unlink_all(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
+    occupied_ = {};
+    summary_ = {};
+    level_mask_ = 0;
+    unlink_all(far_);
+    unlink_all(expired_);
+    if (batch_ != nullptr) unlink_all(*batch_);
+    size_ = 0;
+  }
+
+  // Calls f(const hook_type&) for every pending timer, in no promised order.
+  // f may not schedule or cancel. O(n + slots).
+  template <class F>
+  void for_each_pending(F&& f) const {
+    for (unsigned w = 0; w < layout::total_words; ++w)
+      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
+        visit(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))], f);
+    visit(far_, f);
+    visit(expired_, f);
+    if (batch_ != nullptr) visit(*batch_, f);
+  }
+
+  // Checks every invariant against a plain recomputation; throws
+  // std::logic_error naming the first one broken. O(n + slots).
+  void check_invariants() const;
+
+ private:
+  // Sets and clears the flag that refuses advance and expire_all from a
+  // callback (where they would fire timers out of order).
+  class callback_scope {
+   public:
+    explicit callback_scope(wheel& w) : wheel_(w) {
+      if (w.running_)
+        throw std::logic_error("timerwheel: advance or expire_all called from a callback");
+      w.running_ = true;
+    }
+    callback_scope(const callback_scope&) = delete;
+    callback_scope& operator=(const callback_scope&) = delete;
+    ~callback_scope() { wheel_.running_ = false; }
+
+   private:
+    wheel& wheel_;
+  };
+
+  // expire_all's batch: takes every timer of the wheel in order, and puts
+  // back whatever a throwing callback left unfired.
+  class batch_scope {
+   public:
+    batch_scope(wheel& w, link& batch) noexcept : wheel_(w), batch_(batch) {
+      w.gather(batch);
+      w.batch_ = &batch;
+    }
+    batch_scope(const batch_scope&) = delete;
+    batch_scope& operator=(const batch_scope&) = delete;
+    ~batch_scope() {
+      wheel_.batch_ = nullptr;
+      wheel_.restore(batch_);
+    }
+
+   private:
+    wheel& wheel_;
+    link& batch_;
+  };
+
+  // --- time, read by the nearest-instant rule where ticks wrap ---
+
+  // Whether `t` is before now.
+  bool behind(tick_type t) const noexcept { return ahead_of(now_, t); }
+
+  // Whether `a` is after `b`.
+  static bool ahead_of(tick_type a, tick_type b) noexcept {
+    if constexpr (layout::wraps)
+      return static_cast<std::make_signed_t<tick_type>>(static_cast<tick_type>(b - a)) < 0;
+    else
+      return a > b;
+  }
+
+  // Ticks from now to `t`, for `t` at or after now.
+  tick_type distance(tick_type t) const noexcept { return static_cast<tick_type>(t - now_); }
+
+  void check_target(tick_type to) const {
+    if (behind(to)) throw std::invalid_argument("timerwheel: advance: the target is behind now");
+  }
+
+  tick_type pick_in_range(tick_type earliest, tick_type latest) const noexcept {
+    if (behind(latest)) return now_;
+    if (behind(earliest)) earliest = now_;
+    if (earliest == latest) return earliest;
+    if (layout::wraps && latest < earliest) return 0;  // the range wraps through 0
+    const unsigned top = static_cast<unsigned>(std::bit_width(static_cast<tick_type>(earliest ^ latest))) - 1;
+    // `latest` has bit `top` set and `earliest` has not: the multiple of 2^top
+    // in the range is latest with its low bits cleared, unless earliest is
+    // itself a multiple of 2^(top+1).
+    if ((earliest & layout::low_bits(top + 1)) == 0) return earliest;
+    return static_cast<tick_type>(latest & ~layout::low_bits(top));
+  }
+
+  // --- placement ---
+
+  static tick_type deadline_of(const link& node) noexcept {
+    return access::from_links<hook_type>(node).deadline();
+  }
+
+  unsigned level_of(tick_type deadline) const noexcept {
+    return layout::level_of_width[std::bit_width(static_cast<tick_type>(deadline ^ now_))];
+  }
+
+  static unsigned slot_of(tick_type t, unsigned level) noexcept {
+    return static_cast<unsigned>((t >> layout::shift[level]) & layout::slot_mask[level]);
+  }
+
+  static std::size_t slot_index(unsigned level, unsigned slot) noexcept {
+    return layout::word_offset[level] * std::size_t{64} + slot;
+  }
+
+  // The first tick of slot `slot` of `level`, which shares now's higher bits.
+  tick_type slot_start(unsigned level, unsigned slot) const noexcept {
+    return static_cast<tick_type>((now_ & layout::high_mask[level]) |
+                                  (static_cast<tick_type>(slot) << layout::shift[level]));
+  }
+
+  // Links `node` where `deadline` (at or after now) belongs, at the back of
+  // its list, or at the front to put back an older timer. Returns the time
+  // of the event that will touch it: its slot's start, or for the far list
+  // the start of its top-level block.
+  tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
+    const unsigned level = level_of(deadline);
+    const auto event = static_cast<tick_type>(deadline & ~layout::low_bits(layout::shift[level]));
+    link* list = &far_;
+    if (!layout::has_far || level < layout::count) {
+      const std::size_t index = slot_index(level, slot_of(deadline, level));
+      list = &slots_[index];
+      mark_occupied(level, index);
+    } else if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_)) {
+      far_lower_bound_ = deadline;
+    }
+    if (at_front)
+      detail::list_push_front(*list, node);
+    else
+      detail::list_push_back(*list, node);
+    return event;
+  }
+
+  // Places a timer and keeps the lower bound of the next event.
+  void insert(link& node, tick_type deadline, bool at_front) noexcept {
+    const bool was_empty = wheel_empty();
+    const tick_type event = place(node, deadline, at_front);
+    if (was_empty || distance(event) < distance(lower_bound_)) lower_bound_ = event;
+  }
+
+  void unlink(link& node) noexcept {
+    if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot(emptied);
+  }
+
+  // An emptied list is a slot exactly when its sentinel lies in slots_.
+  void mark_empty_if_slot(const link* sentinel) noexcept {
+    const std::uintptr_t offset =
+        reinterpret_cast<std::uintptr_t>(sentinel) - reinterpret_cast<std::uintptr_t>(slots_.data());
+    if (offset < sizeof(slots_)) mark_empty(offset / sizeof(link));
+  }
+
+  void mark_occupied(unsigned level, std::size_t index) noexcept {
+    const std::size_t word = index / 64;
+    occupied_[word] |= std::uint64_t{1} << (index % 64);
+    summary_[level] |= std::uint64_t{1} << (word - layout::word_offset[level]);
+    level_mask_ |= std::uint64_t{1} << level;
+  }
+
+  void mark_empty(std::size_t index) noexcept {
+    const std::size_t word = index / 64;
+    occupied_[word] &= ~(std::uint64_t{1} << (index % 64));
+    if (occupied_[word] != 0) return;
+    const unsigned level = layout::level_of_word[word];
+    summary_[level] &= ~(std::uint64_t{1} << (word - layout::word_offset[level]));
+    if (summary_[level] == 0) level_mask_ &= ~(std::uint64_t{1} << level);
+  }
+
+  bool wheel_empty() const noexcept {
+    if constexpr (layout::has_far) return level_mask_ == 0 && detail::list_empty(far_);
+    return level_mask_ == 0;
+  }
+
+  // The first occupied slot of a non-empty `level`, scanning cyclically from
+  // slot `from`: below the top level every occupied slot is at or after
+  // now's, and the cyclic scan reads the top level across a wrap.
+  unsigned first_occupied(unsigned level, unsigned from) const noexcept {
+    const std::uint64_t* words = occupied_.data() + layout::word_offset[level];
+    const unsigned word = from / 64;
+    if (const std::uint64_t ahead = words[word] & (~std::uint64_t{0} << (from % 64)))
+      return word * 64 + static_cast<unsigned>(std::countr_zero(ahead));
+    const std::uint64_t summary = summary_[level];
+    const std::uint64_t later = word + 1 < 64 ? summary & (~std::uint64_t{0} << (word + 1)) : 0;
+    const unsigned next = static_cast<unsigned>(std::countr_zero(later != 0 ? later : summary));
+    return next * 64 + static_cast<unsigned>(std::countr_zero(words[next]));
+  }
+
+  tick_type earliest_in(const link& sentinel) const noexcept {
+    tick_type best = deadline_of(*sentinel.next);
+    for (const link* n = sentinel.next->next; n != &sentinel; n = n->next)
+      if (distance(deadline_of(*n)) < distance(best)) best = deadline_of(*n);
+    return best;
+  }
+
+  // --- advancing ---
+
+  // Moves now through every event up to `to` in time order: fires level-0
+  // timers through `sink` (unlinked, size already reduced), cascades coarse
+  // slots and brings far timers down. Leaves now at the last event; the
+  // caller sets now = to. Returns how many timers it handed to `sink`.
+  template <class Sink>
+  std::size_t collect(tick_type to, Sink&& sink) {
+    std::size_t fired = 0;
+    while (!wheel_empty() && distance(lower_bound_) <= distance(to)) {
+      if (layout::has_far && level_mask_ == 0) {
+        // Only far timers: jump to the top-level block of the earliest.
+        const auto turn = static_cast<tick_type>(far_lower_bound_ & ~layout::low_bits(layout::shift[layout::count]));
+        if (distance(turn) > distance(to)) {
+          lower_bound_ = turn;
+          break;
+        }
+        now_ = lower_bound_ = turn;
+        pull_far();
+        continue;
+      }
+      const unsigned level = static_cast<unsigned>(std::countr_zero(level_mask_));
+      const unsigned slot = first_occupied(level, slot_of(now_, level));
+      const tick_type start = slot_start(level, slot);
+      if (distance(start) > distance(to)) {
+        lower_bound_ = start;
+        break;
+      }
+      now_ = lower_bound_ = start;
+      link& sentinel = slots_[slot_index(level, slot)];
+      if (level != 0) {
+        cascade(sentinel);
+        continue;
+      }
+      link& node = *sentinel.next;
+      unlink(node);
+      --size_;
+      ++fired;
+      sink(access::from_links<hook_type>(node));
+    }
+    return fired;
+  }
+
+  // Places every timer of a coarse slot that now has reached again relative
+  // to now; each lands strictly lower, in an empty slot or behind timers of
+  // the same slot, so scheduling order is kept.
+  void cascade(link& sentinel) noexcept {
+    link* node = sentinel.next;
+    detail::list_init(sentinel);
+    mark_empty_if_slot(&sentinel);
+    while (node != &sentinel) {
+      link* const next = node->next;
+      place(*node, deadline_of(*node), false);
+      node = next;
+    }
+  }
+
+  // At the start of a top-level block: brings the far timers of this block
+  // into the levels, keeps the rest and recomputes their lower bound.
+  void pull_far() noexcept {
+    link* node = far_.next;
+    detail::list_init(far_);
+    while (node != &far_) {
+      link* const next = node->next;
+      place(*node, deadline_of(*node), false);
+      node = next;
+    }
+  }
+
+  // Hands every timer of `list` to `on_expired`, front first.
+  template <class F>
+  std::size_t drain(link& list, F& on_expired) {
+    std::size_t fired = 0;
+    while (!detail::list_empty(list)) {
+      link& node = *list.next;
+      detail::list_unlink(node);
+      --size_;
+      ++fired;
+      on_expired(access::from_links<hook_type>(node));
+    }
+    return fired;
+  }
+
+  // Moves every timer of the levels and the far list to the back of
+  // `batch`, in (deadline, scheduling order).
+  void gather(link& batch) noexcept {
+    const auto earlier = [this](const link& a, const link& b) {
+      return distance(deadline_of(a)) < distance(deadline_of(b));
+    };
+    for (unsigned level = 0; level < layout::count; ++level) {
+      const unsigned from = slot_of(now_, level);
+      while (summary_[level] != 0) {
+        const std::size_t index = slot_index(level, first_occupied(level, from));
+        if (level != 0) detail::list_sort(slots_[index], earlier);
+        detail::list_splice_back(batch, slots_[index]);
+        mark_empty(index);
+      }
+    }
+    if constexpr (layout::has_far) {
+      detail::list_sort(far_, earlier);
+      detail::list_splice_back(batch, far_);
+    }
+  }
+
+  // Puts back the timers a throwing callback left in `batch`. They are older
+  // than anything scheduled since, so each goes to the front of its list,
+  // the last first, which keeps scheduling order.
+  void restore(link& batch) noexcept {
+    while (!detail::list_empty(batch)) {
+      link& node = *batch.prev;
+      detail::list_unlink(node);
+      insert(node, deadline_of(node), true);
+    }
+  }
+
+  static void unlink_all(link& sentinel) noexcept {
+    for (link* n = sentinel.next; n != &sentinel;) {
+      link* const next = n->next;
+      n->next = n->prev = nullptr;
+      n = next;
+    }
+    detail::list_init(sentinel);
+  }
+
+  template <class F>
+  static void visit(const link& sentinel, F& f) {
+    for (const link* n = sentinel.next; n != &sentinel; n = n->next)
+      f(access::from_links<hook_type>(*n));
+  }
+
+  std::array<link, layout::total_slots> slots_;
+  std::array<std::uint64_t, layout::total_words> occupied_{};
+  std::array<std::uint64_t, layout::count> summary_{};  // bit w: word w of the level is non-zero
+  std::uint64_t level_mask_ = 0;                        // bit k: level k is non-empty
+  tick_type now_;
+  // A lower bound on the next event (a slot start or a far block start) of
+  // every timer in the levels and the far list; meaningful while they hold one.
+  tick_type lower_bound_;
+  tick_type far_lower_bound_{};  // at or before every far deadline
+  std::size_t size_ = 0;
+  link far_;
+  link expired_;                // the pull form's queue, in firing order
+  link* batch_ = nullptr;       // expire_all's batch while it runs
+  bool running_ = false;        // inside advance or expire_all
+};
+
+template <class Config>
+void wheel<Config>::check_invariants() const {
+  const auto fail = [](const char* what) {
+    throw std::logic_error(std::string("timerwheel: invariant broken: ") + what);
+  };
+  const auto check_links = [&](const link& sentinel) {
+    std::size_t n = 0;
+    for (const link* p = &sentinel;; p = p->next) {
+      if (p->next == nullptr || p->next->prev != p) fail("a list's links disagree");
+      if (p->next == &sentinel) return n;
+      ++n;
+    }
+  };
+  const bool any = !wheel_empty();
+  if (any && behind(lower_bound_)) fail("the lower bound of the next event is behind now");
+  std::size_t counted = 0;
+  std::uint64_t levels_seen = 0;
+  for (unsigned level = 0; level < layout::count; ++level) {
+    std::uint64_t summary = 0;
+    for (unsigned word = layout::word_offset[level]; word < layout::word_offset[level + 1]; ++word) {
+      for (unsigned bit = 0; bit < 64; ++bit) {
+        const std::size_t index = word * std::size_t{64} + bit;
+        const link& sentinel = slots_[index];
+        const std::size_t n = check_links(sentinel);
+        const bool marked = (occupied_[word] >> bit & 1) != 0;
+        if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
+        if (n != 0 && (index - slot_index(level, 0)) > layout::slot_mask[level])
+          fail("a timer sits in a slot beyond its level");
+        for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
+          const tick_type d = deadline_of(*p);
+          if (behind(d)) fail("a waiting timer's deadline is behind now");
+          if (level_of(d) != level) fail("a timer sits at the wrong level");
+          if (slot_index(level, slot_of(d, level)) != index) fail("a timer sits in the wrong slot");
+          const auto event = static_cast<tick_type>(d & ~layout::low_bits(layout::shift[level]));
+          if (distance(event) < distance(lower_bound_)) fail("the lower bound is after a slot's start");
+        }
+        counted += n;
+      }
+      if (occupied_[word] != 0) summary |= std::uint64_t{1} << (word - layout::word_offset[level]);
+    }
+    if (summary != summary_[level]) fail("a level's summary disagrees with its words");
+    if (summary != 0) levels_seen |= std::uint64_t{1} << level;
+  }
+  if (levels_seen != level_mask_) fail("the mask of non-empty levels disagrees");
+  const std::size_t far = check_links(far_);
+  if (far != 0 && !layout::has_far) fail("a far list in a configuration that covers its ticks");
+  for (const link* p = far_.next; p != &far_; p = p->next) {
+    const tick_type d = deadline_of(*p);
+    if (behind(d)) fail("a far timer's deadline is behind now");
+    if (level_of(d) != layout::count) fail("a far timer belongs in the levels");
+    if (distance(d) < distance(far_lower_bound_)) fail("the far lower bound is after a far timer");
+    const auto event = static_cast<tick_type>(d & ~layout::low_bits(layout::shift[layout::count]));
+    if (distance(event) < distance(lower_bound_)) fail("the lower bound is after a far block's start");
+  }
+  counted += far + check_links(expired_);
+  if (batch_ != nullptr) counted += check_links(*batch_);
+  if (counted != size_) fail("size disagrees with the timers held");
+}
+
+}  // namespace timerwheel
