@@ -314,7 +314,8 @@ class wheel {
     if (behind(earliest)) earliest = now_;
     if (earliest == latest) return earliest;
     if (layout::wraps && latest < earliest) return 0;  // the range wraps through 0
-    const unsigned top = static_cast<unsigned>(std::bit_width(static_cast<tick_type>(earliest ^ latest))) - 1;
+    const unsigned top =
+        static_cast<unsigned>(std::bit_width(static_cast<tick_type>(earliest ^ latest))) - 1;
     // `latest` has bit `top` set and `earliest` has not: the multiple of 2^top
     // in the range is latest with its low bits cleared, unless earliest is
     // itself a multiple of 2^(top+1).
@@ -381,8 +382,8 @@ class wheel {
 
   // An emptied list is a slot exactly when its sentinel lies in slots_.
   void mark_empty_if_slot(const link* sentinel) noexcept {
-    const std::uintptr_t offset =
-        reinterpret_cast<std::uintptr_t>(sentinel) - reinterpret_cast<std::uintptr_t>(slots_.data());
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
+                                  reinterpret_cast<std::uintptr_t>(slots_.data());
     if (offset < sizeof(slots_)) mark_empty(offset / sizeof(link));
   }
 
@@ -440,7 +441,8 @@ class wheel {
     while (!wheel_empty() && distance(lower_bound_) <= distance(to)) {
       if (layout::has_far && level_mask_ == 0) {
         // Only far timers: jump to the top-level block of the earliest.
-        const auto turn = static_cast<tick_type>(far_lower_bound_ & ~layout::low_bits(layout::shift[layout::count]));
+        const auto turn = static_cast<tick_type>(far_lower_bound_ &
+                                                 ~layout::low_bits(layout::shift[layout::count]));
         if (distance(turn) > distance(to)) {
           lower_bound_ = turn;
           break;
@@ -569,9 +571,9 @@ class wheel {
   tick_type far_lower_bound_{};  // at or before every far deadline
   std::size_t size_ = 0;
   link far_;
-  link expired_;                // the pull form's queue, in firing order
-  link* batch_ = nullptr;       // expire_all's batch while it runs
-  bool running_ = false;        // inside advance or expire_all
+  link expired_;           // the pull form's queue, in firing order
+  link* batch_ = nullptr;  // expire_all's batch while it runs
+  bool running_ = false;   // inside advance or expire_all
 };
 
 template <class Config>
@@ -593,7 +595,8 @@ void wheel<Config>::check_invariants() const {
   std::uint64_t levels_seen = 0;
   for (unsigned level = 0; level < layout::count; ++level) {
     std::uint64_t summary = 0;
-    for (unsigned word = layout::word_offset[level]; word < layout::word_offset[level + 1]; ++word) {
+    for (unsigned word = layout::word_offset[level]; word < layout::word_offset[level + 1];
+         ++word) {
       for (unsigned bit = 0; bit < 64; ++bit) {
         const std::size_t index = word * std::size_t{64} + bit;
         const link& sentinel = slots_[index];
@@ -608,7 +611,8 @@ void wheel<Config>::check_invariants() const {
           if (level_of(d) != level) fail("a timer sits at the wrong level");
           if (slot_index(level, slot_of(d, level)) != index) fail("a timer sits in the wrong slot");
           const auto event = static_cast<tick_type>(d & ~layout::low_bits(layout::shift[level]));
-          if (distance(event) < distance(lower_bound_)) fail("the lower bound is after a slot's start");
+          if (distance(event) < distance(lower_bound_))
+            fail("the lower bound is after a slot's start");
         }
         counted += n;
       }
@@ -626,7 +630,8 @@ void wheel<Config>::check_invariants() const {
     if (level_of(d) != layout::count) fail("a far timer belongs in the levels");
     if (distance(d) < distance(far_lower_bound_)) fail("the far lower bound is after a far timer");
     const auto event = static_cast<tick_type>(d & ~layout::low_bits(layout::shift[layout::count]));
-    if (distance(event) < distance(lower_bound_)) fail("the lower bound is after a far block's start");
+    if (distance(event) < distance(lower_bound_))
+      fail("the lower bound is after a far block's start");
   }
   counted += far + check_links(expired_);
   if (batch_ != nullptr) counted += check_links(*batch_);

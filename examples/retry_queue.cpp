@@ -1,0 +1,30 @@
+// Retries with payloads: timer_queue owns a value per timer and names timers
+// by ids that go stale when they fire or are cancelled. Shows the pull form.
+#include <timerwheel/timer_queue.hpp>
+
+#include <cstdio>
+#include <string>
+
+int main() {
+  timerwheel::timer_queue<std::string> retries;
+  const timerwheel::timer_id a = retries.schedule(100, "GET /a");
+  const timerwheel::timer_id b = retries.schedule(100, "GET /b");
+  retries.schedule(250, "GET /c");
+
+  retries.cancel(b);                      // the response came: drop the retry
+  const bool stale = !retries.cancel(b);  // a second cancel is refused
+
+  // Deadlines are flexible within [200, 300]: pick the cheapest tick.
+  retries.schedule_in_range(200, 300, "GET /d");  // chooses 256
+
+  // Pull form: queue what is due by 260, then take the timers one by one.
+  const std::size_t due = retries.advance(260);
+  int taken = 0;
+  while (auto expired = retries.take_expired()) {
+    std::printf("retry %s\n", expired->second.c_str());
+    ++taken;
+  }
+  std::printf("%zu due, %d taken, %zu pending, id a stale: %s\n", due, taken, retries.size(),
+              retries.pending(a) ? "no" : "yes");
+  return stale && due == 3 && taken == 3 && retries.empty() && !retries.pending(a) ? 0 : 1;
+}
