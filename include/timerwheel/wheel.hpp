@@ -46,6 +46,7 @@
 // next_deadline O(L + timers in the earliest slot).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -80,7 +81,7 @@ class wheel {
   using hook_type = basic_timer_hook<tick_type>;
 
   // An empty wheel whose time is `now` (ticks). O(slots). Throws nothing.
-  explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(now) {
+  explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
     detail::list_init(far_);
     detail::list_init(expired_);
@@ -150,6 +151,10 @@ class wheel {
   // fired stay pending; now() is the deadline of the last one fired).
   template <class F>
   std::size_t advance(tick_type to, F&& on_expired) {
+    if (nothing_due_by(to)) {
+      now_ = to;
+      return 0;
+    }
     check_target(to);
     const callback_scope scope(*this);
     std::size_t fired = drain(expired_, on_expired);
@@ -162,6 +167,10 @@ class wheel {
   // (ticks) for take_expired(); then now() == to. Returns how many it
   // queued. Same costs and errors as the callback form.
   std::size_t advance(tick_type to) {
+    if (nothing_due_by(to)) {
+      now_ = to;
+      return 0;
+    }
     check_target(to);
     const callback_scope scope(*this);
     const std::size_t queued = collect(to, [this](hook_type& timer) {
@@ -229,6 +238,7 @@ class wheel {
     occupied_ = {};
     summary_ = {};
     level_mask_ = 0;
+    lower_bound_ = no_event();
     unlink_all(far_);
     unlink_all(expired_);
     if (batch_ != nullptr) unlink_all(*batch_);
@@ -302,8 +312,20 @@ class wheel {
       return a > b;
   }
 
+  // The lower bound of the next event of an empty wheel: the largest tick for
+  // plain numbers; with wrapping ticks a schedule into an empty wheel resets
+  // the bound, so any value serves.
+  static constexpr tick_type no_event() noexcept { return std::numeric_limits<tick_type>::max(); }
+
   // Ticks from now to `t`, for `t` at or after now.
   tick_type distance(tick_type t) const noexcept { return static_cast<tick_type>(t - now_); }
+
+  // The O(1) path of an advance: `to` is at or after now and before the
+  // lower bound of the next event, nothing is queued and no callback runs.
+  // (A `to` behind now reads as a huge distance and takes the checked path.)
+  bool nothing_due_by(tick_type to) const noexcept {
+    return distance(to) < distance(lower_bound_) && !running_ && detail::list_empty(expired_);
+  }
 
   void check_target(tick_type to) const {
     if (behind(to)) throw std::invalid_argument("timerwheel: advance: the target is behind now");
@@ -338,7 +360,7 @@ class wheel {
   }
 
   static std::size_t slot_index(unsigned level, unsigned slot) noexcept {
-    return layout::word_offset[level] * std::size_t{64} + slot;
+    return layout::slot_base[level] + slot;
   }
 
   // The first tick of slot `slot` of `level`, which shares now's higher bits.
@@ -353,7 +375,7 @@ class wheel {
   // the start of its top-level block.
   tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
     const unsigned level = level_of(deadline);
-    const auto event = static_cast<tick_type>(deadline & ~layout::low_bits(layout::shift[level]));
+    const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
       const std::size_t index = slot_index(level, slot_of(deadline, level));
@@ -371,9 +393,17 @@ class wheel {
 
   // Places a timer and keeps the lower bound of the next event.
   void insert(link& node, tick_type deadline, bool at_front) noexcept {
-    const bool was_empty = wheel_empty();
-    const tick_type event = place(node, deadline, at_front);
-    if (was_empty || distance(event) < distance(lower_bound_)) lower_bound_ = event;
+    if constexpr (layout::wraps) {
+      // Distances from now drift as now moves: an empty wheel's stale bound
+      // could read as far ahead of a new event.
+      const bool was_empty = wheel_empty();
+      const tick_type event = place(node, deadline, at_front);
+      if (was_empty || distance(event) < distance(lower_bound_)) lower_bound_ = event;
+    } else {
+      // Plain numbers: an emptied wheel's bound stays a bound, and collect
+      // resets it to the largest tick when it finds the wheel empty.
+      lower_bound_ = std::min(lower_bound_, place(node, deadline, at_front));
+    }
   }
 
   void unlink(link& node) noexcept {
@@ -390,7 +420,8 @@ class wheel {
   void mark_occupied(unsigned level, std::size_t index) noexcept {
     const std::size_t word = index / 64;
     occupied_[word] |= std::uint64_t{1} << (index % 64);
-    summary_[level] |= std::uint64_t{1} << (word - layout::word_offset[level]);
+    if constexpr (!layout::single_word)
+      summary_[level] |= std::uint64_t{1} << (word - layout::word_offset[level]);
     level_mask_ |= std::uint64_t{1} << level;
   }
 
@@ -399,9 +430,14 @@ class wheel {
     occupied_[word] &= ~(std::uint64_t{1} << (index % 64));
     if (occupied_[word] != 0) return;
     const unsigned level = layout::level_of_word[word];
-    summary_[level] &= ~(std::uint64_t{1} << (word - layout::word_offset[level]));
-    if (summary_[level] == 0) level_mask_ &= ~(std::uint64_t{1} << level);
+    if constexpr (!layout::single_word) {
+      summary_[level] &= ~(std::uint64_t{1} << (word - layout::word_offset[level]));
+      if (summary_[level] != 0) return;
+    }
+    level_mask_ &= ~(std::uint64_t{1} << level);
   }
+
+  bool level_occupied(unsigned level) const noexcept { return (level_mask_ >> level & 1) != 0; }
 
   bool wheel_empty() const noexcept {
     if constexpr (layout::has_far) return level_mask_ == 0 && detail::list_empty(far_);
@@ -413,6 +449,10 @@ class wheel {
   // now's, and the cyclic scan reads the top level across a wrap.
   unsigned first_occupied(unsigned level, unsigned from) const noexcept {
     const std::uint64_t* words = occupied_.data() + layout::word_offset[level];
+    if constexpr (layout::single_word) {
+      const std::uint64_t ahead = words[0] & (~std::uint64_t{0} << from);
+      return static_cast<unsigned>(std::countr_zero(ahead != 0 ? ahead : words[0]));
+    }
     const unsigned word = from / 64;
     if (const std::uint64_t ahead = words[word] & (~std::uint64_t{0} << (from % 64)))
       return word * 64 + static_cast<unsigned>(std::countr_zero(ahead));
@@ -438,11 +478,15 @@ class wheel {
   template <class Sink>
   std::size_t collect(tick_type to, Sink&& sink) {
     std::size_t fired = 0;
-    while (!wheel_empty() && distance(lower_bound_) <= distance(to)) {
+    while (distance(lower_bound_) <= distance(to)) {
+      if (wheel_empty()) {
+        lower_bound_ = no_event();
+        break;
+      }
       if (layout::has_far && level_mask_ == 0) {
         // Only far timers: jump to the top-level block of the earliest.
-        const auto turn = static_cast<tick_type>(far_lower_bound_ &
-                                                 ~layout::low_bits(layout::shift[layout::count]));
+        const auto turn =
+            static_cast<tick_type>(far_lower_bound_ & layout::event_mask[layout::count]);
         if (distance(turn) > distance(to)) {
           lower_bound_ = turn;
           break;
@@ -521,7 +565,7 @@ class wheel {
     };
     for (unsigned level = 0; level < layout::count; ++level) {
       const unsigned from = slot_of(now_, level);
-      while (summary_[level] != 0) {
+      while (level_occupied(level)) {
         const std::size_t index = slot_index(level, first_occupied(level, from));
         if (level != 0) detail::list_sort(slots_[index], earlier);
         detail::list_splice_back(batch, slots_[index]);
@@ -610,7 +654,7 @@ void wheel<Config>::check_invariants() const {
           if (behind(d)) fail("a waiting timer's deadline is behind now");
           if (level_of(d) != level) fail("a timer sits at the wrong level");
           if (slot_index(level, slot_of(d, level)) != index) fail("a timer sits in the wrong slot");
-          const auto event = static_cast<tick_type>(d & ~layout::low_bits(layout::shift[level]));
+          const auto event = static_cast<tick_type>(d & layout::event_mask[level]);
           if (distance(event) < distance(lower_bound_))
             fail("the lower bound is after a slot's start");
         }
@@ -618,7 +662,8 @@ void wheel<Config>::check_invariants() const {
       }
       if (occupied_[word] != 0) summary |= std::uint64_t{1} << (word - layout::word_offset[level]);
     }
-    if (summary != summary_[level]) fail("a level's summary disagrees with its words");
+    if (!layout::single_word && summary != summary_[level])
+      fail("a level's summary disagrees with its words");
     if (summary != 0) levels_seen |= std::uint64_t{1} << level;
   }
   if (levels_seen != level_mask_) fail("the mask of non-empty levels disagrees");
@@ -629,7 +674,7 @@ void wheel<Config>::check_invariants() const {
     if (behind(d)) fail("a far timer's deadline is behind now");
     if (level_of(d) != layout::count) fail("a far timer belongs in the levels");
     if (distance(d) < distance(far_lower_bound_)) fail("the far lower bound is after a far timer");
-    const auto event = static_cast<tick_type>(d & ~layout::low_bits(layout::shift[layout::count]));
+    const auto event = static_cast<tick_type>(d & layout::event_mask[layout::count]);
     if (distance(event) < distance(lower_bound_))
       fail("the lower bound is after a far block's start");
   }

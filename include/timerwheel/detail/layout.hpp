@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -42,6 +43,16 @@ struct layout {
   }();
   static constexpr unsigned total_words = word_offset[count];
   static constexpr unsigned total_slots = total_words * 64;
+  // With one word a level (6 bits or fewer each), word k is level k's and
+  // no summary of words is kept.
+  static constexpr bool single_word = total_words == count;
+
+  // slot_base[k]: the flat index of level k's slot 0.
+  static constexpr std::array<std::size_t, count> slot_base = [] {
+    std::array<std::size_t, count> b{};
+    for (unsigned k = 0; k < count; ++k) b[k] = word_offset[k] * std::size_t{64};
+    return b;
+  }();
 
   static constexpr std::array<std::uint8_t, total_words> level_of_word = [] {
     std::array<std::uint8_t, total_words> l{};
@@ -71,6 +82,14 @@ struct layout {
   static constexpr std::array<tick, count> slot_mask = [] {
     std::array<tick, count> m{};
     for (unsigned k = 0; k < count; ++k) m[k] = low_bits(Config::bits[k]);
+    return m;
+  }();
+
+  // event_mask[k]: clears the bits below level k, turning a deadline at level
+  // k into its slot's first tick (k = count: the far list's block).
+  static constexpr std::array<tick, count + 1> event_mask = [] {
+    std::array<tick, count + 1> m{};
+    for (unsigned k = 0; k <= count; ++k) m[k] = static_cast<tick>(~low_bits(shift[k]));
     return m;
   }();
 
