@@ -380,7 +380,9 @@ class wheel {
     if (!layout::has_far || level < layout::count) {
       const std::size_t index = slot_index(level, slot_of(deadline, level));
       list = &slots_[index];
-      mark_occupied(level, index);
+      // A slot that holds timers is marked already: skipping the stores
+      // keeps the store queue short on the hot path.
+      if (detail::list_empty(*list)) mark_occupied(level, index);
     } else if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_)) {
       far_lower_bound_ = deadline;
     }
@@ -402,7 +404,8 @@ class wheel {
     } else {
       // Plain numbers: an emptied wheel's bound stays a bound, and collect
       // resets it to the largest tick when it finds the wheel empty.
-      lower_bound_ = std::min(lower_bound_, place(node, deadline, at_front));
+      const tick_type event = place(node, deadline, at_front);
+      if (event < lower_bound_) lower_bound_ = event;
     }
   }
 

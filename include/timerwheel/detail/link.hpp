@@ -29,7 +29,8 @@ inline void list_push_front(link& sentinel, link& node) noexcept {
   sentinel.next = &node;
 }
 
-// Unlinks `node` and marks it unlinked. Returns the sentinel of its list when
+// Unlinks `node` and marks it unlinked (`prev` is left stale: only `next`
+// says whether a node is linked). Returns the sentinel of its list when
 // the list became empty, else nullptr: with a sentinel, the removed node's
 // neighbours are the same node only when both are that sentinel. This lets a
 // cancel find an emptied slot without storing the slot in the node.
@@ -38,7 +39,7 @@ inline link* list_unlink(link& node) noexcept {
   link* const prev = node.prev;
   prev->next = next;
   next->prev = prev;
-  node.next = node.prev = nullptr;
+  node.next = nullptr;
   return next == prev ? next : nullptr;
 }
 
