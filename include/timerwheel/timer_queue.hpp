@@ -94,10 +94,13 @@ class timer_queue {
   // bits (see wheel::schedule_in_range). Throws std::invalid_argument when
   // `earliest` is after `latest`, changing nothing.
   timer_id schedule_in_range(tick_type earliest, tick_type latest, T value) {
-    if (after(earliest, latest))
-      throw std::invalid_argument("timerwheel: schedule_in_range: earliest is after latest");
     node& n = acquire(std::move(value));
-    wheel_.schedule_in_range(n, earliest, latest);
+    try {
+      wheel_.schedule_in_range(n, earliest, latest);
+    } catch (...) {
+      release(n);
+      throw;
+    }
     return {n.index, n.generation};
   }
 
@@ -213,13 +216,6 @@ class timer_queue {
  private:
   static constexpr std::uint32_t none_ = ~std::uint32_t{0};
   static constexpr std::size_t first_chunk_ = 64;  // chunk c holds 64 << c nodes
-
-  static bool after(tick_type a, tick_type b) noexcept {
-    if constexpr (std::numeric_limits<tick_type>::digits < 64)
-      return static_cast<std::make_signed_t<tick_type>>(static_cast<tick_type>(b - a)) < 0;
-    else
-      return a > b;
-  }
 
   // Chunk c starts at index 64 * (2^c - 1).
   node& at(std::uint32_t index) const noexcept {

@@ -122,7 +122,7 @@ class wheel {
   // chosen. O(1). Throws std::invalid_argument, changing nothing, when
   // `earliest` is after `latest`.
   tick_type schedule_in_range(hook_type& timer, tick_type earliest, tick_type latest) {
-    if (ahead_of(earliest, latest))
+    if (later(earliest, latest))
       throw std::invalid_argument("timerwheel: schedule_in_range: earliest is after latest");
     schedule(timer, pick_in_range(earliest, latest));
     return timer.deadline();
@@ -302,14 +302,22 @@ class wheel {
   // --- time, read by the nearest-instant rule where ticks wrap ---
 
   // Whether `t` is before now.
-  bool behind(tick_type t) const noexcept { return ahead_of(now_, t); }
-
-  // Whether `a` is after `b`.
-  static bool ahead_of(tick_type a, tick_type b) noexcept {
+  bool behind(tick_type t) const noexcept {
     if constexpr (layout::wraps)
-      return static_cast<std::make_signed_t<tick_type>>(static_cast<tick_type>(b - a)) < 0;
+      return static_cast<std::make_signed_t<tick_type>>(static_cast<tick_type>(t - now_)) < 0;
     else
+      return t < now_;
+  }
+
+  // Whether instant `a` is after instant `b`, each read relative to now.
+  bool later(tick_type a, tick_type b) const noexcept {
+    if constexpr (layout::wraps) {
+      using signed_tick = std::make_signed_t<tick_type>;
+      return static_cast<signed_tick>(static_cast<tick_type>(a - now_)) >
+             static_cast<signed_tick>(static_cast<tick_type>(b - now_));
+    } else {
       return a > b;
+    }
   }
 
   // The lower bound of the next event of an empty wheel: the largest tick for
@@ -322,8 +330,12 @@ class wheel {
 
   // The O(1) path of an advance: `to` is at or after now and before the
   // lower bound of the next event, nothing is queued and no callback runs.
-  // (A `to` behind now reads as a huge distance and takes the checked path.)
+  // (With plain numbers a `to` behind now reads as a huge distance, beyond
+  // any bound, and takes the checked path.)
   bool nothing_due_by(tick_type to) const noexcept {
+    // With wrapping ticks an empty wheel's bound is stale and may read as
+    // far ahead, so `to` itself must be checked.
+    if (layout::wraps && behind(to)) return false;
     return distance(to) < distance(lower_bound_) && !running_ && detail::list_empty(expired_);
   }
 

@@ -133,9 +133,10 @@ class hierarchical_arrays
     return static_cast<std::size_t>(t / span[k] % Radices::values[k]);
   }
 
-  // The deadline of a held timer on the unwrapped clock.
+  // The deadline of a held timer on the unwrapped clock. (Inside pop_due
+  // the clock runs ahead of now; every held deadline is at or after it.)
   clock_type unwrapped(tick_type deadline) const noexcept {
-    return clock_ + this->distance(deadline);
+    return clock_ + static_cast<tick_type>(deadline - static_cast<tick_type>(clock_));
   }
 
   // The array of `t` (at or after the clock): that of the highest digit in
@@ -293,7 +294,7 @@ class hierarchical_arrays
       }
     }
     const clock_type first = earliest_overflow();
-    return static_cast<tick_type>(this->now_ + static_cast<tick_type>(first - clock_));
+    return static_cast<tick_type>(first);
   }
 
   void gather(link& batch) noexcept {
