@@ -1,0 +1,1219 @@
+// Unit tests of timerwheel::wheel: every member, every error, and the order
+// and re-entrancy guarantees of the contract in DESIGN.md.
+#include <timerwheel/wheel.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../support/range_choice.hpp"
+#include "../support/rng.hpp"
+
+namespace {
+
+namespace tw = timerwheel;
+using timerwheel_test::most_trailing_zeros_in;
+using timerwheel_test::trailing_zeros;
+
+static_assert(sizeof(tw::timer_hook) <= 32);
+static_assert(std::is_same_v<tw::wheel<>::tick_type, std::uint64_t>);
+static_assert(std::is_same_v<tw::wheel<>::hook_type, tw::timer_hook>);
+static_assert(std::is_same_v<tw::wheel<tw::default_config>, tw::wheel<>>);
+static_assert(std::is_default_constructible_v<tw::timer_hook>);
+static_assert(std::is_copy_constructible_v<tw::timer_hook>);
+// The constructor is explicit: a tick does not silently become a wheel.
+static_assert(!std::is_convertible_v<std::uint64_t, tw::wheel<>>);
+static_assert(
+    std::is_nothrow_invocable_v<decltype(&tw::wheel<>::cancel), tw::wheel<>&, tw::timer_hook&>);
+
+using far_config = tw::levels<std::uint64_t, 8, 8>;
+using uneven_config = tw::levels<std::uint64_t, 4, 6, 8, 10>;
+
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+// A wheel with a fixed array of hooks (declared first, so that the wheel is
+// destroyed before them) and a record of what fired and when.
+template <class Config = tw::default_config>
+struct rig {
+  using wheel_type = tw::wheel<Config>;
+  using tick = typename wheel_type::tick_type;
+  using hook = typename wheel_type::hook_type;
+
+  struct shot {
+    std::size_t index;
+    tick now;
+    bool operator==(const shot&) const = default;
+  };
+
+  std::vector<hook> hooks;
+  wheel_type w;
+  std::vector<shot> fired;
+
+  explicit rig(std::size_t n = 32, tick now = 0) : hooks(n), w(now) {}
+
+  hook& operator[](std::size_t i) { return hooks.at(i); }
+
+  std::size_t index(const hook& h) const {
+    const auto i = static_cast<std::size_t>(&h - hooks.data());
+    EXPECT_LT(i, hooks.size()) << "a callback got a hook that is not one of the rig's";
+    return i;
+  }
+
+  // The callback that records each fire: which hook, and now() during it.
+  auto record() {
+    return [this](hook& h) {
+      EXPECT_FALSE(h.pending()) << "a timer must be unlinked before its callback runs";
+      fired.push_back({index(h), w.now()});
+    };
+  }
+
+  std::vector<std::size_t> fired_indices() const {
+    std::vector<std::size_t> out;
+    for (const auto& s : fired) out.push_back(s.index);
+    return out;
+  }
+
+  std::size_t count_pending() const {
+    return static_cast<std::size_t>(
+        std::count_if(hooks.begin(), hooks.end(), [](const hook& h) { return h.pending(); }));
+  }
+};
+
+using idx = std::vector<std::size_t>;
+
+// ---------------------------------------------------------------------------
+// Construction and the empty wheel.
+
+TEST(Wheel, DefaultConstructedIsEmptyAtZero) {
+  tw::wheel<> w;
+  EXPECT_EQ(w.now(), 0U);
+  EXPECT_EQ(w.size(), 0U);
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(w.next_deadline(), std::nullopt);
+  EXPECT_EQ(w.time_until_next(), kMax);
+  EXPECT_EQ(w.take_expired(), nullptr);
+  w.check_invariants();
+}
+
+TEST(Wheel, ConstructedAtAGivenNow) {
+  const std::uint64_t start = 0x0123456789ABCDEFULL;
+  tw::wheel<> w(start);
+  EXPECT_EQ(w.now(), start);
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(w.time_until_next(), kMax);
+  w.check_invariants();
+}
+
+TEST(Wheel, EmptyAdvanceMovesNowAndFiresNothing) {
+  rig r;
+  EXPECT_EQ(r.w.advance(0, r.record()), 0U);
+  EXPECT_EQ(r.w.now(), 0U);
+  EXPECT_EQ(r.w.advance(1000, r.record()), 0U);
+  EXPECT_EQ(r.w.now(), 1000U);
+  EXPECT_EQ(r.w.advance(std::uint64_t{1} << 50, r.record()), 0U);
+  EXPECT_EQ(r.w.now(), std::uint64_t{1} << 50);
+  EXPECT_EQ(r.w.advance((std::uint64_t{1} << 50) + 7), 0U);  // pull form
+  EXPECT_EQ(r.w.now(), (std::uint64_t{1} << 50) + 7);
+  EXPECT_TRUE(r.fired.empty());
+  r.w.check_invariants();
+}
+
+// ---------------------------------------------------------------------------
+// schedule and cancel.
+
+TEST(Wheel, ScheduleMakesPendingAndFiresAtItsDeadline) {
+  rig r;
+  r.w.schedule(r[0], 10);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r[0].deadline(), 10U);
+  EXPECT_EQ(r.w.size(), 1U);
+  EXPECT_FALSE(r.w.empty());
+  r.w.check_invariants();
+
+  EXPECT_EQ(r.w.advance(9, r.record()), 0U);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r.w.now(), 9U);
+  EXPECT_EQ(r.w.advance(10, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 10}}));
+  EXPECT_FALSE(r[0].pending());
+  EXPECT_TRUE(r.w.empty());
+  r.w.check_invariants();
+
+  // A fired timer does not fire again.
+  EXPECT_EQ(r.w.advance(1000, r.record()), 0U);
+  EXPECT_EQ(r.fired.size(), 1U);
+}
+
+TEST(Wheel, AdvancePastADeadlineFiresWithNowAtTheDeadline) {
+  rig r;
+  const std::uint64_t far = (std::uint64_t{1} << 50) + 3;
+  r.w.schedule(r[0], far);
+  r.w.schedule(r[1], 5);
+  EXPECT_EQ(r.w.advance(std::uint64_t{1} << 60, r.record()), 2U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{1, 5}, {0, far}}));
+  EXPECT_EQ(r.w.now(), std::uint64_t{1} << 60);
+}
+
+TEST(Wheel, ScheduleAtNowIsDueAndFiresOnAdvanceByZero) {
+  rig r(4, 500);
+  r.w.schedule(r[0], 500);
+  EXPECT_EQ(r[0].deadline(), 500U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(500));
+  EXPECT_EQ(r.w.time_until_next(), 0U);
+  EXPECT_TRUE(r.fired.empty()) << "never fires inside schedule";
+  EXPECT_EQ(r.w.advance(500, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 500}}));
+  r.w.check_invariants();
+}
+
+TEST(Wheel, ScheduleInThePastIsTakenAsNowAndFiresAfterThoseAlreadyDue) {
+  rig r(8, 1000);
+  r.w.schedule(r[0], 1000);  // due at now
+  r.w.schedule(r[1], 999);   // in the past: taken as now, after r[0]
+  r.w.schedule(r[2], 0);     // far in the past: taken as now, after r[1]
+  r.w.schedule(r[3], 1001);
+  EXPECT_EQ(r[1].deadline(), 1000U);
+  EXPECT_EQ(r[2].deadline(), 1000U);
+  EXPECT_TRUE(r[2].pending());
+  EXPECT_EQ(r.w.size(), 4U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(1000));
+  EXPECT_EQ(r.w.time_until_next(), 0U);
+  r.w.check_invariants();
+  EXPECT_TRUE(r.fired.empty());
+
+  EXPECT_EQ(r.w.advance(1000, r.record()), 3U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2}));
+  for (const auto& s : r.fired) EXPECT_EQ(s.now, 1000U);
+  EXPECT_EQ(r.w.advance(1001, r.record()), 1U);
+  EXPECT_EQ(r.fired.back(), (rig<>::shot{3, 1001}));
+}
+
+TEST(Wheel, ScheduleInThePastAfterTimeMovedFiresAtNextAdvance) {
+  rig r;
+  r.w.schedule(r[0], 50);
+  EXPECT_EQ(r.w.advance(40, r.record()), 0U);
+  r.w.schedule(r[1], 10);  // behind now (40)
+  EXPECT_EQ(r[1].deadline(), 40U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(40));
+  EXPECT_EQ(r.w.advance(60, r.record()), 2U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{1, 40}, {0, 50}}));
+}
+
+TEST(Wheel, ScheduleAtTheLargestTick) {
+  rig r(4, 7);
+  r.w.schedule(r[0], kMax);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r[0].deadline(), kMax);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(kMax));
+  EXPECT_EQ(r.w.time_until_next(), kMax - 7);
+  r.w.check_invariants();
+
+  EXPECT_EQ(r.w.advance(kMax - 1, r.record()), 0U);
+  EXPECT_EQ(r.w.time_until_next(), 1U);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.advance(kMax, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, kMax}}));
+  EXPECT_EQ(r.w.now(), kMax);
+
+  // At the end of time everything is due at once.
+  r.w.schedule(r[1], 3);
+  r.w.schedule(r[2], kMax);
+  EXPECT_EQ(r[1].deadline(), kMax);
+  EXPECT_EQ(r.w.time_until_next(), 0U);
+  EXPECT_EQ(r.w.advance(kMax, r.record()), 2U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2}));
+  r.w.check_invariants();
+}
+
+TEST(Wheel, CancelReportsWhetherPending) {
+  rig r;
+  EXPECT_FALSE(r.w.cancel(r[0])) << "a never scheduled hook";
+  r.w.schedule(r[0], 100);
+  r.w.schedule(r[1], 100);
+  r.w.schedule(r[2], 5);  // will fire
+  EXPECT_TRUE(r.w.cancel(r[0]));
+  EXPECT_FALSE(r[0].pending());
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_FALSE(r.w.cancel(r[0])) << "a second cancel is a no-op";
+  EXPECT_EQ(r.w.size(), 2U);
+  r.w.check_invariants();
+
+  EXPECT_EQ(r.w.advance(100, r.record()), 2U);
+  EXPECT_EQ(r.fired_indices(), (idx{2, 1}));
+  EXPECT_FALSE(r.w.cancel(r[1])) << "a fired timer is not pending";
+  EXPECT_TRUE(r.w.empty());
+}
+
+TEST(Wheel, CancelOfADueTimerInThePast) {
+  rig r(4, 100);
+  r.w.schedule(r[0], 3);
+  EXPECT_TRUE(r.w.cancel(r[0]));
+  EXPECT_EQ(r.w.advance(100, r.record()), 0U);
+  EXPECT_TRUE(r.fired.empty());
+}
+
+TEST(Wheel, CancelAtEveryLevelLeavesTheOthers) {
+  rig r(64);
+  for (std::size_t i = 0; i < 64; ++i) r.w.schedule(r[i], std::uint64_t{1} << i);
+  for (std::size_t i = 0; i < 64; i += 2) EXPECT_TRUE(r.w.cancel(r[i]));
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.size(), 32U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(2));
+  EXPECT_EQ(r.w.advance(kMax, r.record()), 32U);
+  idx expected;
+  for (std::size_t i = 1; i < 64; i += 2) expected.push_back(i);
+  EXPECT_EQ(r.fired_indices(), expected);
+  for (const auto& s : r.fired) EXPECT_EQ(s.now, std::uint64_t{1} << s.index);
+}
+
+TEST(Wheel, RescheduleOfAPendingHookMoves) {
+  rig r;
+  r.w.schedule(r[0], 10);
+  r.w.schedule(r[0], 20);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r[0].deadline(), 20U);
+  EXPECT_EQ(r.w.size(), 1U);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.advance(15, r.record()), 0U);
+  r.w.schedule(r[0], 12);  // earlier than before, but behind now: due at 15
+  EXPECT_EQ(r[0].deadline(), 15U);
+  EXPECT_EQ(r.w.size(), 1U);
+  EXPECT_EQ(r.w.advance(30, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 15}}));
+}
+
+TEST(Wheel, RescheduleCountsAsNewForFifo) {
+  rig r;
+  for (std::size_t i = 0; i < 4; ++i) r.w.schedule(r[i], 100);
+  r.w.schedule(r[1], 100);  // same deadline: moves to the back
+  r.w.schedule(r[0], 100);
+  EXPECT_EQ(r.w.size(), 4U);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.advance(100, r.record()), 4U);
+  EXPECT_EQ(r.fired_indices(), (idx{2, 3, 1, 0}));
+}
+
+TEST(Wheel, FifoForEqualDeadlines) {
+  rig r(40);
+  // Scheduled in a shuffled hook order, so that neither addresses nor
+  // indices can explain the order that comes out.
+  idx order(40);
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = (i * 17) % 40;
+  for (auto i : order) r.w.schedule(r[i], 777);
+  EXPECT_EQ(r.w.advance(1000, r.record()), 40U);
+  EXPECT_EQ(r.fired_indices(), order);
+}
+
+TEST(Wheel, FifoAtEveryDistanceFromNow) {
+  // Equal deadlines scheduled from the same now land in the same slot of the
+  // same level, whatever the level.
+  for (unsigned bit = 0; bit < 64; ++bit) {
+    SCOPED_TRACE(bit);
+    rig r(6, 1);
+    const std::uint64_t d = 1 + (std::uint64_t{1} << bit);
+    const idx order{3, 0, 5, 1, 4, 2};
+    for (auto i : order) r.w.schedule(r[i], d);
+    r.w.check_invariants();
+    EXPECT_EQ(r.w.advance(d, r.record()), 6U);
+    EXPECT_EQ(r.fired_indices(), order);
+  }
+}
+
+// A timer scheduled long ago sits at a high level and must move down
+// (cascade) before it fires; a timer with the same deadline scheduled later,
+// from closer by, lands directly at a low level. The earlier one still fires
+// first.
+template <class Config>
+void check_fifo_across_cascades(std::uint64_t deadline, std::vector<std::uint64_t> stops) {
+  std::sort(stops.begin(), stops.end());
+  stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
+  rig<Config> r(stops.size() + 3);
+  r.w.schedule(r[0], deadline);
+  std::size_t next = 1;
+  for (auto stop : stops) {
+    if (stop >= deadline) continue;
+    r.w.advance(stop, r.record());
+    r.w.check_invariants();
+    r.w.schedule(r[next++], deadline);
+  }
+  ASSERT_TRUE(r.fired.empty());
+  // A timer one tick later and one just before, scheduled last of all.
+  r.w.schedule(r[next], deadline + 1);
+  r.w.schedule(r[next + 1], deadline - 1);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.advance(deadline + 1, r.record()), next + 2);
+  idx expected{next + 1};
+  for (std::size_t i = 0; i < next; ++i) expected.push_back(i);
+  expected.push_back(next);
+  EXPECT_EQ(r.fired_indices(), expected);
+  for (std::size_t i = 1; i + 1 < r.fired.size(); ++i) EXPECT_EQ(r.fired[i].now, deadline);
+}
+
+template <class Config>
+void check_fifo_across_cascades_for_all_widths() {
+  timerwheel_test::rng g(0xF1F0);
+  for (unsigned top = 2; top < 64; ++top) {
+    SCOPED_TRACE(top);
+    // A deadline with its highest bit at `top` and random bits below it.
+    const std::uint64_t deadline =
+        ((std::uint64_t{1} << top) | (g.next() & ((std::uint64_t{1} << top) - 1)) | 2U) &
+        ~std::uint64_t{1};
+    std::vector<std::uint64_t> stops;
+    for (unsigned b = 0; b < top; b += 3) {
+      const std::uint64_t low = std::uint64_t{1} << b;
+      stops.push_back(deadline - low);               // just before, by 2^b
+      stops.push_back(deadline & ~(low - 1));        // the start of its 2^b block
+      stops.push_back((deadline & ~(low - 1)) - 1);  // the tick before that block
+    }
+    check_fifo_across_cascades<Config>(deadline, stops);
+  }
+}
+
+TEST(Wheel, FifoWhenOneTimerCascadedAndAnotherWasScheduledDirectly) {
+  check_fifo_across_cascades_for_all_widths<tw::default_config>();
+}
+
+TEST(Wheel, FifoAcrossCascadesWithUnevenLevels) {
+  check_fifo_across_cascades_for_all_widths<uneven_config>();
+}
+
+TEST(Wheel, FifoAcrossCascadesFromTheFarList) {
+  check_fifo_across_cascades_for_all_widths<far_config>();
+}
+
+// ---------------------------------------------------------------------------
+// advance: order, counts, errors.
+
+TEST(Wheel, AdvanceFiresInDeadlineOrderAcrossLevels) {
+  rig r(200);
+  timerwheel_test::rng g(42);
+  std::vector<std::pair<std::uint64_t, std::size_t>> expected;  // (deadline, index)
+  for (std::size_t i = 0; i < 200; ++i) {
+    const unsigned bits = static_cast<unsigned>(g.below(40)) + 1;
+    const std::uint64_t d = g.below(std::uint64_t{1} << bits);
+    r.w.schedule(r[i], d);
+    expected.emplace_back(d, i);
+  }
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  r.w.check_invariants();
+  // Advance in uneven steps, checking the count of each.
+  std::size_t total = 0;
+  std::uint64_t to = 0;
+  for (int step = 0; step < 60; ++step) {
+    to += g.below(std::uint64_t{1} << (step % 41));
+    const auto before = r.fired.size();
+    const auto n = r.w.advance(to, r.record());
+    EXPECT_EQ(n, r.fired.size() - before);
+    total += n;
+    EXPECT_EQ(r.w.now(), to);
+    r.w.check_invariants();
+  }
+  total += r.w.advance(to + (std::uint64_t{1} << 41), r.record());
+  ASSERT_EQ(total, expected.size());
+  ASSERT_EQ(r.fired.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(r.fired[i].index, expected[i].second) << i;
+    EXPECT_EQ(r.fired[i].now, expected[i].first) << i;
+  }
+}
+
+TEST(Wheel, AdvanceBehindNowThrowsAndChangesNothing) {
+  rig r(4, 100);
+  r.w.schedule(r[0], 100);  // due
+  r.w.schedule(r[1], 150);
+  EXPECT_THROW(r.w.advance(99, r.record()), std::invalid_argument);
+  EXPECT_THROW(r.w.advance(0), std::invalid_argument);
+  EXPECT_EQ(r.w.now(), 100U);
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_TRUE(r[1].pending());
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+  EXPECT_TRUE(r.fired.empty());
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.advance(150, r.record()), 2U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1}));
+}
+
+// ---------------------------------------------------------------------------
+// Callbacks: what they may do.
+
+TEST(Wheel, CallbackSeesItsTimerUnlinkedAndNowAtItsDeadline) {
+  rig r;
+  r.w.schedule(r[0], 30);
+  r.w.schedule(r[1], 20);
+  std::size_t calls = 0;
+  r.w.advance(40, [&](tw::timer_hook& h) {
+    ++calls;
+    EXPECT_FALSE(h.pending());
+    EXPECT_EQ(r.w.now(), h.deadline());
+    EXPECT_EQ(r.w.size(), 2U - calls);
+    r.w.check_invariants();
+  });
+  EXPECT_EQ(calls, 2U);
+}
+
+TEST(Wheel, CallbackCancellingALaterTimerDueInTheSameAdvance) {
+  rig r;
+  r.w.schedule(r[0], 5);
+  r.w.schedule(r[1], 7);
+  r.w.schedule(r[2], 7);   // same deadline as r[1], cancelled by r[1]
+  r.w.schedule(r[3], 9);   // cancelled by r[0]
+  r.w.schedule(r[4], 10);  // beyond `to`, cancelled by r[0]
+  const auto n = r.w.advance(9, [&](tw::timer_hook& h) {
+    const auto i = r.index(h);
+    r.fired.push_back({i, r.w.now()});
+    if (i == 0) {
+      EXPECT_TRUE(r.w.cancel(r[3]));
+      EXPECT_TRUE(r.w.cancel(r[4]));
+    }
+    if (i == 1) {
+      EXPECT_TRUE(r.w.cancel(r[2]));
+    }
+    r.w.check_invariants();
+  });
+  EXPECT_EQ(n, 2U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 5}, {1, 7}}));
+  EXPECT_EQ(r.count_pending(), 0U);
+  EXPECT_TRUE(r.w.empty());
+  EXPECT_EQ(r.w.advance(100, r.record()), 0U);
+}
+
+TEST(Wheel, CallbackCancellingATimerThatAlreadyCascadedIntoThisAdvance) {
+  // Many timers in one coarse slot come down together; the first one cancels
+  // the last of them.
+  rig r(20);
+  const std::uint64_t base = std::uint64_t{1} << 20;
+  for (std::size_t i = 0; i < 20; ++i) r.w.schedule(r[i], base + i);
+  const auto n = r.w.advance(base + 100, [&](tw::timer_hook& h) {
+    const auto i = r.index(h);
+    r.fired.push_back({i, r.w.now()});
+    if (i == 0) {
+      EXPECT_TRUE(r.w.cancel(r[19]));
+    }
+    if (i == 5) {
+      EXPECT_TRUE(r.w.cancel(r[6]));
+    }
+  });
+  EXPECT_EQ(n, 18U);
+  idx expected;
+  for (std::size_t i = 0; i < 19; ++i)
+    if (i != 6) expected.push_back(i);
+  EXPECT_EQ(r.fired_indices(), expected);
+}
+
+TEST(Wheel, CallbackSchedulingTimersDueInTheSameAdvance) {
+  rig r;
+  r.w.schedule(r[0], 5);
+  r.w.schedule(r[1], 5);
+  r.w.schedule(r[2], 8);
+  const auto n = r.w.advance(10, [&](tw::timer_hook& h) {
+    const auto i = r.index(h);
+    r.fired.push_back({i, r.w.now()});
+    if (i == 0) {
+      r.w.schedule(r[10], 6);   // between now and to: fires in order
+      r.w.schedule(r[11], 5);   // at the current now: after r[1]
+      r.w.schedule(r[12], 2);   // in the past: taken as the current now, after r[11]
+      r.w.schedule(r[13], 11);  // beyond to: stays pending
+      r.w.schedule(r[14], 8);   // ties with r[2], scheduled later
+      EXPECT_EQ(r[12].deadline(), 5U);
+      r.w.check_invariants();
+    }
+    if (i == 2) r.w.schedule(r[15], 0);  // in the past at now 8: fires at 8
+  });
+  EXPECT_EQ(n, 8U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{
+                         {0, 5}, {1, 5}, {11, 5}, {12, 5}, {10, 6}, {2, 8}, {14, 8}, {15, 8}}));
+  EXPECT_TRUE(r[13].pending());
+  EXPECT_EQ(r.w.size(), 1U);
+  EXPECT_EQ(r.w.now(), 10U);
+  r.w.check_invariants();
+}
+
+TEST(Wheel, CallbackSchedulingFarAwayTimers) {
+  rig r;
+  r.w.schedule(r[0], 3);
+  r.w.advance(3, [&](tw::timer_hook&) {
+    r.w.schedule(r[1], kMax);
+    r.w.schedule(r[2], std::uint64_t{1} << 40);
+  });
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(std::uint64_t{1} << 40));
+  r.w.check_invariants();
+}
+
+TEST(Wheel, CallbackReschedulingItself) {
+  rig r;
+  r.w.schedule(r[0], 10);
+  r.w.schedule(r[1], 25);
+  // A periodic timer: every fire schedules the next one, 10 ticks on.
+  const auto n = r.w.advance(100, [&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    if (r.index(h) == 0) {
+      r.w.schedule(h, r.w.now() + 10);
+      EXPECT_TRUE(h.pending());
+    }
+  });
+  EXPECT_EQ(n, 11U);
+  std::vector<rig<>::shot> expected;
+  for (std::uint64_t t = 10; t <= 100; t += 10) {
+    expected.push_back({0, t});
+    if (t == 20) expected.push_back({1, 25});
+  }
+  EXPECT_EQ(r.fired, expected);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r[0].deadline(), 110U);
+  EXPECT_EQ(r.w.size(), 1U);
+}
+
+TEST(Wheel, CallbackReschedulingItselfAtNowFiresAgainAfterTheOthersDue) {
+  rig r;
+  r.w.schedule(r[0], 4);
+  r.w.schedule(r[1], 4);
+  bool again = true;
+  const auto n = r.w.advance(4, [&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    if (r.index(h) == 0 && again) {
+      again = false;
+      r.w.schedule(h, r.w.now());
+    }
+  });
+  EXPECT_EQ(n, 3U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1, 0}));
+}
+
+struct boom {};
+
+TEST(Wheel, ExceptionFromACallbackLeavesTheWheelConsistent) {
+  rig r(12);
+  for (std::size_t i = 1; i <= 10; ++i) r.w.schedule(r[i], i);
+  r.w.schedule(r[11], 50);
+  EXPECT_THROW(r.w.advance(10,
+                           [&](tw::timer_hook& h) {
+                             r.fired.push_back({r.index(h), r.w.now()});
+                             if (r.index(h) == 4) throw boom{};
+                           }),
+               boom);
+  r.w.check_invariants();
+  EXPECT_EQ(r.fired_indices(), (idx{1, 2, 3, 4}));
+  EXPECT_FALSE(r[4].pending());
+  for (std::size_t i = 5; i <= 11; ++i) EXPECT_TRUE(r[i].pending()) << i;
+  EXPECT_EQ(r.w.size(), 7U);
+  EXPECT_GE(r.w.now(), 4U);
+  EXPECT_LE(r.w.now(), 10U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5));
+
+  // The rest fire at the next advance, in order, each once.
+  r.fired.clear();
+  EXPECT_EQ(r.w.advance(10, r.record()), 6U);
+  EXPECT_EQ(r.fired_indices(), (idx{5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(r.w.size(), 1U);
+  r.w.check_invariants();
+}
+
+TEST(Wheel, ExceptionFromACallbackOfAQueuedTimer) {
+  rig r;
+  for (std::size_t i = 0; i < 5; ++i) r.w.schedule(r[i], 10 + i);
+  EXPECT_EQ(r.w.advance(20), 5U);
+  EXPECT_THROW(r.w.advance(20,
+                           [&](tw::timer_hook& h) {
+                             r.fired.push_back({r.index(h), r.w.now()});
+                             if (r.index(h) == 1) throw boom{};
+                           }),
+               boom);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.size(), 3U);
+  EXPECT_EQ(r.w.advance(20, r.record()), 3U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2, 3, 4}));
+}
+
+TEST(Wheel, ExceptionFromAnExpireAllCallbackKeepsTheRestInOrder) {
+  rig r(8, 10);
+  r.w.schedule(r[0], 40);
+  r.w.schedule(r[1], 50);
+  r.w.schedule(r[2], 50);
+  r.w.schedule(r[3], std::uint64_t{1} << 30);
+  EXPECT_THROW(r.w.expire_all([&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    // Scheduled during expire_all, after r[1] and r[2]: stays pending, and
+    // fires after them.
+    r.w.schedule(r[4], 50);
+    throw boom{};
+  }),
+               boom);
+  r.w.check_invariants();
+  EXPECT_EQ(r.fired_indices(), (idx{0}));
+  EXPECT_EQ(r.w.now(), 10U);
+  EXPECT_EQ(r.w.size(), 4U);
+  for (std::size_t i = 1; i <= 4; ++i) EXPECT_TRUE(r[i].pending()) << i;
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(50));
+  r.w.schedule(r[5], 50);
+  EXPECT_EQ(r.w.advance(kMax, r.record()), 5U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2, 4, 5, 3}));
+}
+
+TEST(Wheel, AdvanceOrExpireAllFromInsideACallbackThrowsLogicError) {
+  rig r;
+  r.w.schedule(r[0], 1);
+  r.w.schedule(r[1], 2);
+  r.w.schedule(r[2], 50);
+  std::size_t calls = 0;
+  const auto n = r.w.advance(2, [&](tw::timer_hook& h) {
+    ++calls;
+    r.fired.push_back({r.index(h), r.w.now()});
+    const auto now = r.w.now();
+    EXPECT_THROW(r.w.advance(now, r.record()), std::logic_error);
+    EXPECT_THROW(r.w.advance(60, r.record()), std::logic_error);
+    EXPECT_THROW(r.w.advance(60), std::logic_error);
+    EXPECT_THROW(r.w.expire_all(r.record()), std::logic_error);
+    EXPECT_EQ(r.w.now(), now);
+    r.w.check_invariants();
+  });
+  EXPECT_EQ(n, 2U);
+  EXPECT_EQ(calls, 2U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 1}, {1, 2}}));
+  EXPECT_TRUE(r[2].pending());
+  // Inside expire_all too.
+  r.w.expire_all([&](tw::timer_hook&) {
+    EXPECT_THROW(r.w.advance(r.w.now(), r.record()), std::logic_error);
+    EXPECT_THROW(r.w.expire_all(r.record()), std::logic_error);
+  });
+  EXPECT_TRUE(r.w.empty());
+  // And advance works again afterwards.
+  r.w.schedule(r[0], 70);
+  EXPECT_EQ(r.w.advance(70, r.record()), 1U);
+}
+
+// ---------------------------------------------------------------------------
+// schedule_in_range.
+
+TEST(Wheel, ScheduleInRangeExamples) {
+  rig r;
+  EXPECT_EQ(r.w.schedule_in_range(r[0], 100, 200), 128U);
+  EXPECT_EQ(r[0].deadline(), 128U);
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r.w.schedule_in_range(r[1], 1, 1), 1U);
+  EXPECT_EQ(r.w.schedule_in_range(r[2], 0xF0, 0x10F), 0x100U);
+  EXPECT_EQ(r.w.schedule_in_range(r[3], 0x100, 0x1FF), 0x100U);
+  EXPECT_EQ(r.w.schedule_in_range(r[4], 3, kMax), std::uint64_t{1} << 63);
+  EXPECT_EQ(r.w.schedule_in_range(r[5], 0, 1000), 0U) << "0 has the most trailing zeros";
+  EXPECT_EQ(r.w.schedule_in_range(r[6], kMax, kMax), kMax);
+  EXPECT_EQ(r.w.size(), 7U);
+  r.w.check_invariants();
+  r.w.advance(kMax, r.record());
+  EXPECT_EQ(r.fired_indices(), (idx{5, 1, 0, 2, 3, 4, 6}));
+}
+
+TEST(Wheel, ScheduleInRangeMatchesANaiveScan) {
+  for (std::uint64_t now : {std::uint64_t{0}, std::uint64_t{77}}) {
+    rig r(1, now);
+    for (std::uint64_t lo = 0; lo < 300; lo += 3) {
+      for (std::uint64_t hi = lo; hi < lo + 300; hi += 7) {
+        // The naive answer: scan the (cut) range for the most trailing zeros.
+        const std::uint64_t from = std::max(lo, now);
+        std::uint64_t best = now;  // a range ending before now: due now
+        int best_tz = -1;
+        for (std::uint64_t v = from; v <= hi; ++v) {
+          if (trailing_zeros(v) > best_tz) {
+            best_tz = trailing_zeros(v);
+            best = v;
+          }
+        }
+        const auto got = r.w.schedule_in_range(r[0], lo, hi);
+        ASSERT_EQ(got, best) << "now " << now << " range [" << lo << ", " << hi << "]";
+        ASSERT_EQ(r[0].deadline(), best);
+      }
+    }
+    r.w.check_invariants();
+  }
+}
+
+TEST(Wheel, ScheduleInRangeMatchesTheModelOnWideRanges) {
+  timerwheel_test::rng g(7);
+  rig r(1, 12345);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t lo = r.w.now() + g.below(std::uint64_t{1} << g.below(62));
+    const std::uint64_t hi = lo + g.below(std::uint64_t{1} << g.below(62));
+    const auto got = r.w.schedule_in_range(r[0], lo, hi);
+    ASSERT_EQ(got, most_trailing_zeros_in(lo, hi)) << std::hex << lo << " " << hi;
+  }
+  r.w.check_invariants();
+}
+
+TEST(Wheel, ScheduleInRangeStartingBeforeNowIsCut) {
+  rig r(4, 1000);
+  EXPECT_EQ(r.w.schedule_in_range(r[0], 900, 1100), 1024U);
+  // 512 and 768 lie in [500, 1010] but before now.
+  EXPECT_EQ(r.w.schedule_in_range(r[1], 500, 1010), 1008U);
+  EXPECT_EQ(r.w.schedule_in_range(r[2], 0, 1000), 1000U);
+  r.w.check_invariants();
+}
+
+TEST(Wheel, ScheduleInRangeEndingBeforeNowIsDueNow) {
+  rig r(4, 1000);
+  r.w.schedule(r[0], 1000);
+  EXPECT_EQ(r.w.schedule_in_range(r[1], 10, 20), 1000U);
+  EXPECT_EQ(r[1].deadline(), 1000U);
+  EXPECT_EQ(r.w.time_until_next(), 0U);
+  EXPECT_EQ(r.w.advance(1000, r.record()), 2U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1}));
+}
+
+TEST(Wheel, ScheduleInRangeEarliestAfterLatestThrowsAndChangesNothing) {
+  rig r(4, 10);
+  r.w.schedule(r[0], 50);
+  r.w.schedule(r[1], 50);
+  EXPECT_THROW(r.w.schedule_in_range(r[0], 60, 40), std::invalid_argument);
+  EXPECT_THROW(r.w.schedule_in_range(r[2], 60, 59), std::invalid_argument);
+  EXPECT_THROW(r.w.schedule_in_range(r[2], 5, 4), std::invalid_argument) << "both before now";
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r[0].deadline(), 50U);
+  EXPECT_FALSE(r[2].pending());
+  EXPECT_EQ(r.w.size(), 2U);
+  r.w.check_invariants();
+  // r[0] kept its place ahead of r[1].
+  EXPECT_EQ(r.w.advance(50, r.record()), 2U);
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1}));
+}
+
+TEST(Wheel, ScheduleInRangeOfAPendingHookMovesItAndCountsAsNew) {
+  rig r;
+  r.w.schedule(r[0], 64);
+  r.w.schedule(r[1], 64);
+  EXPECT_EQ(r.w.schedule_in_range(r[0], 60, 70), 64U);
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_EQ(r.w.advance(64, r.record()), 2U);
+  EXPECT_EQ(r.fired_indices(), (idx{1, 0}));
+}
+
+// ---------------------------------------------------------------------------
+// next_deadline and time_until_next.
+
+template <class Config>
+void check_next_deadline_exact_at_every_distance(std::uint64_t start) {
+  timerwheel_test::rng g(start ^ 0xABCDEF);
+  for (unsigned bit = 0; bit < 63; ++bit) {
+    SCOPED_TRACE(bit);
+    rig<Config> r(3, start);
+    // A deadline 2^bit to 2^(bit+1) - 1 ticks ahead: deep inside a coarse
+    // slot, not on its edge. A later one in the same region goes first.
+    const std::uint64_t span = std::uint64_t{1} << bit;
+    const std::uint64_t d = start + span + g.below(span);
+    const std::uint64_t later = std::min(d + 1 + g.below(span), kMax);
+    r.w.schedule(r[1], later);
+    r.w.schedule(r[0], d);
+    r.w.check_invariants();
+    ASSERT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(d));
+    EXPECT_EQ(r.w.time_until_next(), d - start);
+    // Just before: still exact, nothing fired.
+    EXPECT_EQ(r.w.advance(d - 1, r.record()), 0U);
+    EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(d));
+    EXPECT_EQ(r.w.time_until_next(), 1U);
+    r.w.check_invariants();
+    EXPECT_EQ(r.w.advance(d, r.record()), 1U);
+    EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(later));
+    EXPECT_EQ(r.w.time_until_next(), later - d);
+    EXPECT_EQ(r.w.advance(later, r.record()), 1U);
+    EXPECT_EQ(r.w.next_deadline(), std::nullopt);
+    EXPECT_EQ(r.w.time_until_next(), kMax);
+  }
+}
+
+TEST(Wheel, NextDeadlineIsExactAtEveryLevel) {
+  check_next_deadline_exact_at_every_distance<tw::default_config>(0);
+  check_next_deadline_exact_at_every_distance<tw::default_config>(0x5A5A5A5A5ULL);
+}
+
+TEST(Wheel, NextDeadlineIsExactWithUnevenLevels) {
+  check_next_deadline_exact_at_every_distance<uneven_config>(0);
+  check_next_deadline_exact_at_every_distance<uneven_config>(0x3F3F3F3F3F3ULL);
+}
+
+TEST(Wheel, NextDeadlineIsExactInTheFarList) {
+  check_next_deadline_exact_at_every_distance<far_config>(0);
+  check_next_deadline_exact_at_every_distance<far_config>(0xFFFFULL);
+}
+
+TEST(Wheel, NextDeadlineIsTheMinimumOfManyLevels) {
+  rig r(64);
+  timerwheel_test::rng g(3);
+  std::vector<std::uint64_t> deadlines;
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint64_t d = 1000 + g.below(std::uint64_t{1} << (i % 60 + 1));
+    deadlines.push_back(d);
+    r.w.schedule(r[i], d);
+  }
+  std::sort(deadlines.begin(), deadlines.end());
+  // Drain one by one: next_deadline always names the next one to fire.
+  for (std::size_t k = 0; k < deadlines.size(); ++k) {
+    if (k > 0 && deadlines[k] == deadlines[k - 1]) continue;  // fired with the previous one
+    ASSERT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(deadlines[k])) << k;
+    ASSERT_EQ(r.w.time_until_next(), deadlines[k] - r.w.now());
+    r.w.advance(deadlines[k], r.record());
+    ASSERT_EQ(r.fired.size(),
+              static_cast<std::size_t>(
+                  std::upper_bound(deadlines.begin(), deadlines.end(), deadlines[k]) -
+                  deadlines.begin()));
+  }
+  EXPECT_EQ(r.w.next_deadline(), std::nullopt);
+}
+
+TEST(Wheel, TimeUntilNextIsZeroWhenDue) {
+  rig r(2, 10);
+  r.w.schedule(r[0], 9);
+  EXPECT_EQ(r.w.time_until_next(), 0U);
+  EXPECT_TRUE(r.w.cancel(r[0]));
+  EXPECT_EQ(r.w.time_until_next(), kMax);
+  r.w.schedule(r[0], 11);
+  EXPECT_EQ(r.w.time_until_next(), 1U);
+}
+
+// ---------------------------------------------------------------------------
+// The pull form.
+
+TEST(Wheel, PullFormStopsMidwayAndResumesInOrder) {
+  rig r;
+  const std::uint64_t deadlines[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
+  for (std::size_t i = 0; i < 10; ++i) r.w.schedule(r[i], deadlines[i]);
+  r.w.schedule(r[10], 100);
+  idx expected(10);
+  for (std::size_t i = 0; i < 10; ++i) expected[i] = i;
+  std::stable_sort(expected.begin(), expected.end(),
+                   [&](std::size_t a, std::size_t b) { return deadlines[a] < deadlines[b]; });
+
+  EXPECT_EQ(r.w.advance(9), 10U);
+  EXPECT_EQ(r.w.now(), 9U);
+  EXPECT_EQ(r.w.size(), 11U) << "queued timers are still pending";
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_TRUE(r[i].pending());
+  r.w.check_invariants();
+
+  idx taken;
+  for (int k = 0; k < 4; ++k) {
+    auto* h = r.w.take_expired();
+    ASSERT_NE(h, nullptr);
+    EXPECT_FALSE(h->pending());
+    taken.push_back(r.index(*h));
+  }
+  // Stopped midway: the rest wait, in order, and count.
+  EXPECT_EQ(r.w.size(), 7U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(deadlines[expected[4]]));
+  EXPECT_EQ(r.w.time_until_next(), 0U);
+  r.w.check_invariants();
+  // A timer scheduled meanwhile, due at now, goes into the wheel, not the queue.
+  r.w.schedule(r[11], 0);
+  EXPECT_EQ(r[11].deadline(), 9U);
+  while (auto* h = r.w.take_expired()) taken.push_back(r.index(*h));
+  EXPECT_EQ(taken, expected);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(9));
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.advance(9, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{11, 9}}));
+}
+
+TEST(Wheel, PullFormAdvanceOfNothingDueQueuesNothing) {
+  rig r;
+  r.w.schedule(r[0], 10);
+  EXPECT_EQ(r.w.advance(9), 0U);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+  EXPECT_EQ(r.w.advance(10), 1U);
+  EXPECT_EQ(r.w.take_expired(), &r[0]);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+}
+
+TEST(Wheel, CancelOfAQueuedTimer) {
+  rig r;
+  for (std::size_t i = 0; i < 4; ++i) r.w.schedule(r[i], i + 1);
+  EXPECT_EQ(r.w.advance(10), 4U);
+  EXPECT_TRUE(r.w.cancel(r[1]));
+  EXPECT_FALSE(r[1].pending());
+  EXPECT_FALSE(r.w.cancel(r[1]));
+  EXPECT_TRUE(r.w.cancel(r[0]));
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(3));
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.take_expired(), &r[2]);
+  EXPECT_EQ(r.w.take_expired(), &r[3]);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+}
+
+TEST(Wheel, RescheduleOfAQueuedTimerMovesItBackIntoTheWheel) {
+  rig r;
+  r.w.schedule(r[0], 2);
+  r.w.schedule(r[1], 3);
+  r.w.schedule(r[2], 4);
+  EXPECT_EQ(r.w.advance(5), 3U);
+  r.w.schedule(r[0], 30);  // later
+  r.w.schedule(r[1], 1);   // in the past: due at now, but back in the wheel
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r[0].deadline(), 30U);
+  EXPECT_EQ(r[1].deadline(), 5U);
+  EXPECT_EQ(r.w.size(), 3U);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.take_expired(), &r[2]);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5));
+  EXPECT_EQ(r.w.advance(30, r.record()), 2U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{1, 5}, {0, 30}}));
+}
+
+TEST(Wheel, PullThenCallbackAdvanceHandsTheQueuedOnesFirst) {
+  rig r;
+  r.w.schedule(r[0], 3);
+  r.w.schedule(r[1], 5);
+  r.w.schedule(r[2], 10);
+  r.w.schedule(r[3], 12);
+  EXPECT_EQ(r.w.advance(10), 3U);
+  EXPECT_EQ(r.w.take_expired(), &r[0]);
+  r.w.schedule(r[4], 7);  // behind now: due at 10, after the queued ones
+  r.w.schedule(r[5], 11);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5)) << "the first queued one";
+  EXPECT_EQ(r.w.advance(15, r.record()), 5U);
+  // Queued ones run with now() at the old now.
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{1, 10}, {2, 10}, {4, 10}, {5, 11}, {3, 12}}));
+  EXPECT_EQ(r.w.now(), 15U);
+  EXPECT_TRUE(r.w.empty());
+  r.w.check_invariants();
+}
+
+TEST(Wheel, PullAdvanceAgainAppendsBehindWhatIsStillQueued) {
+  rig r;
+  r.w.schedule(r[0], 1);
+  r.w.schedule(r[1], 2);
+  r.w.schedule(r[2], 3);
+  EXPECT_EQ(r.w.advance(2), 2U);
+  EXPECT_EQ(r.w.advance(3), 1U);
+  idx taken;
+  while (auto* h = r.w.take_expired()) taken.push_back(r.index(*h));
+  EXPECT_EQ(taken, (idx{0, 1, 2}));
+}
+
+// ---------------------------------------------------------------------------
+// expire_all, clear, for_each_pending.
+
+TEST(Wheel, ExpireAllFiresEverythingInOrderAndLeavesNowUnchanged) {
+  rig r(16, 100);
+  r.w.schedule(r[0], 150);
+  r.w.schedule(r[1], 120);
+  r.w.schedule(r[2], kMax);
+  r.w.schedule(r[3], std::uint64_t{1} << 40);
+  r.w.schedule(r[4], 120);
+  r.w.schedule(r[5], 50);  // due now
+  EXPECT_EQ(r.w.advance(110), 1U);
+  r.w.schedule(r[6], 115);
+  const auto n = r.w.expire_all([&](tw::timer_hook& h) {
+    EXPECT_FALSE(h.pending());
+    r.fired.push_back({r.index(h), r.w.now()});
+    if (r.index(h) == 1) {
+      // Scheduled by a callback: stays pending, whether due or not.
+      r.w.schedule(r[7], 0);
+      r.w.schedule(r[8], 111);
+      EXPECT_TRUE(r.w.cancel(r[4]));  // pending at the call, cancelled: does not fire
+    }
+  });
+  // Queued first, then the wheel in (deadline, scheduling) order, less r[4].
+  EXPECT_EQ(n, 6U);
+  EXPECT_EQ(r.fired_indices(), (idx{5, 6, 1, 0, 3, 2}));
+  for (const auto& s : r.fired) EXPECT_EQ(s.now, 110U);
+  EXPECT_EQ(r.w.now(), 110U);
+  EXPECT_TRUE(r[7].pending());
+  EXPECT_TRUE(r[8].pending());
+  EXPECT_EQ(r[7].deadline(), 110U);
+  EXPECT_EQ(r.w.size(), 2U);
+  r.w.check_invariants();
+}
+
+TEST(Wheel, ExpireAllOnAnEmptyWheel) {
+  rig r(1, 5);
+  EXPECT_EQ(r.w.expire_all(r.record()), 0U);
+  EXPECT_EQ(r.w.now(), 5U);
+}
+
+TEST(Wheel, ClearDropsEverythingIncludingQueued) {
+  rig r(40);
+  for (std::size_t i = 0; i < 40; ++i) r.w.schedule(r[i], (std::uint64_t{1} << i) + 1);
+  EXPECT_EQ(r.w.advance(4), 2U);  // r[0] and r[1] queued
+  r.w.clear();
+  EXPECT_TRUE(r.w.empty());
+  EXPECT_EQ(r.w.size(), 0U);
+  EXPECT_EQ(r.count_pending(), 0U);
+  EXPECT_EQ(r.w.next_deadline(), std::nullopt);
+  EXPECT_EQ(r.w.time_until_next(), kMax);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+  EXPECT_EQ(r.w.now(), 4U);
+  r.w.check_invariants();
+  // The wheel and the hooks are usable again.
+  r.w.schedule(r[3], 9);
+  EXPECT_EQ(r.w.advance(kMax, r.record()), 1U);
+  EXPECT_EQ(r.fired_indices(), (idx{3}));
+}
+
+TEST(Wheel, ForEachPendingVisitsEachPendingTimerOnce) {
+  rig r(100);
+  timerwheel_test::rng g(11);
+  for (std::size_t i = 0; i < 100; ++i) r.w.schedule(r[i], g.below(std::uint64_t{1} << (i % 64)));
+  for (std::size_t i = 0; i < 100; i += 7) r.w.cancel(r[i]);
+  r.w.advance(1000);
+  ASSERT_NE(r.w.take_expired(), nullptr);  // some queued, one taken
+  std::multiset<std::size_t> visited;
+  r.w.for_each_pending([&](const tw::timer_hook& h) {
+    EXPECT_TRUE(h.pending());
+    visited.insert(r.index(h));
+  });
+  std::multiset<std::size_t> expected;
+  for (std::size_t i = 0; i < 100; ++i)
+    if (r[i].pending()) expected.insert(i);
+  EXPECT_EQ(visited, expected);
+  EXPECT_EQ(visited.size(), r.w.size());
+  // It works through a const wheel.
+  const auto& cw = r.w;
+  std::size_t n = 0;
+  cw.for_each_pending([&](const tw::timer_hook&) { ++n; });
+  EXPECT_EQ(n, r.w.size());
+}
+
+// ---------------------------------------------------------------------------
+// Hooks and the wheel's lifetime.
+
+TEST(Wheel, DestructorUnlinksPendingHooks) {
+  std::vector<tw::timer_hook> hooks(5);
+  {
+    tw::wheel<> w(10);
+    w.schedule(hooks[0], 20);
+    w.schedule(hooks[1], kMax);
+    w.schedule(hooks[2], 10);
+    w.schedule(hooks[3], 11);
+    EXPECT_EQ(w.advance(11), 2U);  // hooks[2], hooks[3] queued, not taken
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(hooks[static_cast<std::size_t>(i)].pending());
+  }
+  for (const auto& h : hooks) EXPECT_FALSE(h.pending());
+  // The hooks are destroyed here; in a debug build a pending one would abort.
+}
+
+TEST(Wheel, IdleHookCopiesAreIdle) {
+  tw::timer_hook a;
+  tw::timer_hook b(a);
+  EXPECT_FALSE(b.pending());
+  tw::wheel<> w;
+  w.schedule(a, 5);
+  w.advance(5, [](tw::timer_hook&) {});
+  ASSERT_FALSE(a.pending());
+  tw::timer_hook c(a);  // a fired hook is idle
+  EXPECT_FALSE(c.pending());
+  b = c;
+  EXPECT_FALSE(b.pending());
+  // A copy is a separate timer.
+  w.schedule(c, 9);
+  EXPECT_TRUE(c.pending());
+  EXPECT_FALSE(a.pending());
+  EXPECT_EQ(w.size(), 1U);
+  w.cancel(c);
+}
+
+#if TIMERWHEEL_CHECKED
+
+class WheelDeathTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+TEST_F(WheelDeathTest, DestroyingAPendingHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        std::optional<tw::timer_hook> h;
+        h.emplace();
+        w.schedule(*h, 5);
+        h.reset();
+      },
+      "pending");
+}
+
+TEST_F(WheelDeathTest, DestroyingAQueuedHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        std::optional<tw::timer_hook> h;
+        h.emplace();
+        w.schedule(*h, 5);
+        w.advance(5);
+        h.reset();
+      },
+      "pending");
+}
+
+TEST_F(WheelDeathTest, CopyingAPendingHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        tw::timer_hook h;
+        w.schedule(h, 5);
+        tw::timer_hook copy(h);
+        w.cancel(h);
+      },
+      "pending");
+}
+
+TEST_F(WheelDeathTest, MovingAPendingHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        tw::timer_hook h;
+        w.schedule(h, 5);
+        tw::timer_hook moved(std::move(h));
+        w.cancel(h);
+      },
+      "pending");
+}
+
+TEST_F(WheelDeathTest, AssigningOntoAPendingHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        tw::timer_hook h;
+        tw::timer_hook idle;
+        w.schedule(h, 5);
+        h = idle;
+        w.cancel(h);
+      },
+      "pending");
+}
+
+TEST_F(WheelDeathTest, AssigningFromAPendingHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        tw::timer_hook h;
+        tw::timer_hook idle;
+        w.schedule(h, 5);
+        idle = h;
+        w.cancel(h);
+      },
+      "pending");
+}
+
+TEST_F(WheelDeathTest, MoveAssigningOntoAPendingHookAborts) {
+  EXPECT_DEATH(
+      {
+        tw::wheel<> w;
+        tw::timer_hook h;
+        w.schedule(h, 5);
+        h = tw::timer_hook{};
+        w.cancel(h);
+      },
+      "pending");
+}
+
+#endif  // TIMERWHEEL_CHECKED
+
+}  // namespace
