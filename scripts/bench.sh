@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Build the benchmarks with the `release` preset and run them.
-# Arguments go to the benchmark binary, e.g. scripts/bench.sh --benchmark_filter=advance
+# The main job: build the benchmarks with the `release` preset, run the
+# comparison and print its table (results/latest.csv holds the same figures).
+# Quick by default (about a minute on 2 cores); --full runs the whole sweep.
+# Other arguments go to the benchmark binary, e.g. --benchmark_filter=W1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/deps.sh
 cmake --preset release >/dev/null
+cmake --build --preset release --target timerwheel_bench -j "$(nproc)"
 
-if ! ninja -C build/release -t query timerwheel_bench >/dev/null 2>&1; then
-  echo "bench.sh: no 'timerwheel_bench' target (bench/CMakeLists.txt missing or TIMERWHEEL_BUILD_BENCH=OFF)" >&2
-  exit 1
-fi
-
-cmake --build --preset release --target timerwheel_bench
-exec build/release/bench/timerwheel_bench "$@"
+args=(--quick)
+for a in "$@"; do
+  if [ "$a" = "--full" ]; then args=(); else args+=("$a"); fi
+done
+exec build/release/bench/timerwheel_bench "${args[@]}"
