@@ -178,6 +178,7 @@ class wheel {
       ++size_;
     });
     now_ = to;
+    if (!detail::list_empty(expired_)) block_fast_path();
     return queued;
   }
 
@@ -223,6 +224,7 @@ class wheel {
   template <class F>
   std::size_t expire_all(F&& on_expired) {
     const callback_scope scope(*this);
+    block_fast_path();
     link batch;
     detail::list_init(batch);
     const batch_scope restore(*this, batch);
@@ -330,14 +332,23 @@ class wheel {
 
   // The O(1) path of an advance: `to` is at or after now and before the
   // lower bound of the next event, nothing is queued and no callback runs.
-  // (With plain numbers a `to` behind now reads as a huge distance, beyond
-  // any bound, and takes the checked path.)
+  // With plain numbers one comparison says all of it: a `to` behind now
+  // reads as a distance beyond any bound, and the bound is held at now
+  // while timers are queued or callbacks run (see block_fast_path).
   bool nothing_due_by(tick_type to) const noexcept {
-    // With wrapping ticks an empty wheel's bound is stale and may read as
-    // far ahead, so `to` itself must be checked.
-    if (layout::wraps && behind(to)) return false;
-    return distance(to) < distance(lower_bound_) && !running_ && detail::list_empty(expired_);
+    if constexpr (layout::wraps) {
+      // An empty wheel's bound is stale and may read as far ahead.
+      return !behind(to) && distance(to) < distance(lower_bound_) && !running_ &&
+             detail::list_empty(expired_);
+    } else {
+      return distance(to) < distance(lower_bound_);
+    }
   }
+
+  // Lowers the bound of the next event to now (a bound may always be
+  // lowered), so that no advance takes the O(1) path until a checked advance
+  // has recomputed it: done while timers are queued and before callbacks.
+  void block_fast_path() noexcept { lower_bound_ = now_; }
 
   void check_target(tick_type to) const {
     if (behind(to)) throw std::invalid_argument("timerwheel: advance: the target is behind now");
@@ -650,6 +661,8 @@ void wheel<Config>::check_invariants() const {
   };
   const bool any = !wheel_empty();
   if (any && behind(lower_bound_)) fail("the lower bound of the next event is behind now");
+  if (!layout::wraps && !detail::list_empty(expired_) && lower_bound_ != now_)
+    fail("timers are queued but an advance could skip them");
   std::size_t counted = 0;
   std::uint64_t levels_seen = 0;
   for (unsigned level = 0; level < layout::count; ++level) {
