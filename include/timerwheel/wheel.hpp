@@ -193,19 +193,18 @@ class wheel {
   }
 
   // The exact earliest deadline (ticks) of a pending timer: the first queued
-  // one while the pull form's queue is not empty; none when empty.
+  // one while the pull form's queue is not empty; none when empty. Timers
+  // waiting in a running expire_all count as pending.
   // O(levels + timers in the earliest slot).
   std::optional<tick_type> next_deadline() const noexcept {
     if (!detail::list_empty(expired_)) return deadline_of(*expired_.next);
-    if (level_mask_ != 0) {
-      const unsigned k = static_cast<unsigned>(std::countr_zero(level_mask_));
-      const unsigned s = first_occupied(k, slot_of(now_, k));
-      if (k == 0) return slot_start(0, s);
-      return earliest_in(slots_[slot_index(k, s)]);
+    std::optional<tick_type> next = earliest_held();
+    if (batch_ != nullptr && !detail::list_empty(*batch_)) {
+      // expire_all's batch is in order: its front is its earliest.
+      const tick_type first = deadline_of(*batch_->next);
+      if (!next || distance(first) < distance(*next)) next = first;
     }
-    if constexpr (layout::has_far)
-      if (!detail::list_empty(far_)) return earliest_in(far_);
-    return std::nullopt;
+    return next;
   }
 
   // How long (ticks) a poller may sleep: 0 when a timer is due or queued,
@@ -486,6 +485,19 @@ class wheel {
     const std::uint64_t later = word + 1 < 64 ? summary & (~std::uint64_t{0} << (word + 1)) : 0;
     const unsigned next = static_cast<unsigned>(std::countr_zero(later != 0 ? later : summary));
     return next * 64 + static_cast<unsigned>(std::countr_zero(words[next]));
+  }
+
+  // The earliest deadline in the levels and the far list.
+  std::optional<tick_type> earliest_held() const noexcept {
+    if (level_mask_ != 0) {
+      const unsigned k = static_cast<unsigned>(std::countr_zero(level_mask_));
+      const unsigned s = first_occupied(k, slot_of(now_, k));
+      if (k == 0) return slot_start(0, s);
+      return earliest_in(slots_[slot_index(k, s)]);
+    }
+    if constexpr (layout::has_far)
+      if (!detail::list_empty(far_)) return earliest_in(far_);
+    return std::nullopt;
   }
 
   tick_type earliest_in(const link& sentinel) const noexcept {

@@ -1033,6 +1033,26 @@ TEST(Wheel, ExpireAllFiresEverythingInOrderAndLeavesNowUnchanged) {
   r.w.check_invariants();
 }
 
+TEST(Wheel, NextDeadlineDuringExpireAllCountsTheTimersStillToFire) {
+  rig r(8, 100);
+  r.w.schedule(r[0], 300);
+  r.w.schedule(r[1], 5000);
+  std::vector<std::optional<std::uint64_t>> seen;
+  std::vector<std::uint64_t> waits;
+  r.w.expire_all([&](tw::timer_hook& h) {
+    seen.push_back(r.w.next_deadline());
+    waits.push_back(r.w.time_until_next());
+    if (r.index(h) == 0) r.w.schedule(r[2], 200);  // earlier than what is left to fire
+  });
+  // While r[0] runs, r[1] is pending (5000); while r[1] runs, r[2] is (200).
+  ASSERT_EQ(seen.size(), 2U);
+  EXPECT_EQ(seen[0], std::optional<std::uint64_t>{5000});
+  EXPECT_EQ(waits[0], 4900U);
+  EXPECT_EQ(seen[1], std::optional<std::uint64_t>{200});
+  EXPECT_EQ(waits[1], 100U);
+  r.w.check_invariants();
+}
+
 TEST(Wheel, ExpireAllOnAnEmptyWheel) {
   rig r(1, 5);
   EXPECT_EQ(r.w.expire_all(r.record()), 0U);

@@ -5,7 +5,9 @@
 // index (scheme 3), a remainder (scheme 7). The reference schemes share this
 // larger hook instead: the links, the deadline, a scheduling sequence number
 // (which orders equal deadlines where a scheme keeps no scheduling order), a
-// word for the scheme's own use and where the timer is held.
+// word for the scheme's own use and where the timer is held: 48 bytes with
+// 64-bit ticks on 64-bit targets. Reference structures favour clarity over
+// size; the core's hook stays at 24 bytes.
 #pragma once
 
 #include <cstdint>

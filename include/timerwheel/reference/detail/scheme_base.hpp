@@ -41,9 +41,20 @@
 //
 // pop_due is called repeatedly during an advance, with callbacks in between
 // that may schedule and cancel anything; after each returned timer, now is
-// that timer's deadline. A tick-driven scheme's bookkeeping therefore starts
-// from now on every call; it may keep a cursor of its own as long as the
-// cursor equals now whenever pop_due returns.
+// that timer's deadline, and after nullptr, now is `to`. A tick-driven
+// scheme's bookkeeping therefore starts from now on every call; it may keep
+// a cursor of its own as long as the cursor equals now whenever pop_due
+// returns (one that runs ahead of now inside pop_due reads deadlines
+// relative to itself, not to now).
+//
+// Costs added to the scheme's: O(1) for every operation, except expire_all
+// (a sort of the gathered timers where the scheme does not hand them over in
+// order, and of what a throwing callback leaves, by sequence number) and
+// for_each_pending, clear and check_invariants (O(n)).
+//
+// The hook's sequence number, assigned at every schedule, is what "scheduling
+// order" means: schemes that keep lists in scheduling order need it only to
+// check that they do; binary_heap orders by it.
 #pragma once
 
 #include <bit>
@@ -137,7 +148,7 @@ class scheme_base {
   // Returns the deadline chosen. Throws std::invalid_argument, changing
   // nothing, when `earliest` is after `latest`, and what schedule throws.
   tick_type schedule_in_range(hook_type& timer, tick_type earliest, tick_type latest) {
-    if (traits::ahead_of(earliest, latest))
+    if (later(earliest, latest))
       throw std::invalid_argument("timerwheel: schedule_in_range: earliest is after latest");
     schedule(timer, pick_in_range(earliest, latest));
     return timer.deadline();
@@ -216,14 +227,14 @@ class scheme_base {
   // scheme's search for its earliest timer.
   std::optional<tick_type> next_deadline() const noexcept {
     if (!timerwheel::detail::list_empty(queue_)) return deadline_of(*queue_.next);
-    return self().earliest();
+    return earliest_pending();
   }
 
   // How long (ticks) a poller may sleep: 0 when a timer is due or queued,
   // the largest tick value when nothing is pending. Cost of next_deadline().
   tick_type time_until_next() const noexcept {
     if (!timerwheel::detail::list_empty(queue_)) return 0;
-    const std::optional<tick_type> next = self().earliest();
+    const std::optional<tick_type> next = earliest_pending();
     return next ? distance(*next) : std::numeric_limits<tick_type>::max();
   }
 
@@ -305,6 +316,18 @@ class scheme_base {
 
   // Whether `t` is before now.
   bool behind(tick_type t) const noexcept { return traits::ahead_of(now_, t); }
+
+  // Whether instant `a` is after instant `b`, each read relative to now (as
+  // the wheel reads the ends of a range).
+  bool later(tick_type a, tick_type b) const noexcept {
+    if constexpr (traits::wraps) {
+      using signed_tick = std::make_signed_t<tick_type>;
+      return static_cast<signed_tick>(static_cast<tick_type>(a - now_)) >
+             static_cast<signed_tick>(static_cast<tick_type>(b - now_));
+    } else {
+      return a > b;
+    }
+  }
 
   // Ticks from now to `t`, for `t` at or after now.
   tick_type distance(tick_type t) const noexcept { return static_cast<tick_type>(t - now_); }
@@ -416,6 +439,17 @@ class scheme_base {
    private:
     scheme_base& scheme_;
   };
+
+  // The earliest deadline held by the scheme or waiting in expire_all's
+  // batch (in order, so its front is its earliest).
+  std::optional<tick_type> earliest_pending() const noexcept {
+    std::optional<tick_type> next = self().earliest();
+    if (batch_ != nullptr && !timerwheel::detail::list_empty(*batch_)) {
+      const tick_type first = deadline_of(*batch_->next);
+      if (!next || distance(first) < distance(*next)) next = first;
+    }
+    return next;
+  }
 
   // expire_all's batch: takes every held timer in order, and puts back
   // whatever a throwing callback left unfired.
