@@ -61,6 +61,7 @@
 #include "detail/layout.hpp"
 #include "detail/link.hpp"
 #include "detail/list_sort.hpp"
+#include "detail/ticks.hpp"
 #include "levels.hpp"
 #include "timer_hook.hpp"
 
@@ -124,7 +125,7 @@ class wheel {
   tick_type schedule_in_range(hook_type& timer, tick_type earliest, tick_type latest) {
     if (later(earliest, latest))
       throw std::invalid_argument("timerwheel: schedule_in_range: earliest is after latest");
-    schedule(timer, pick_in_range(earliest, latest));
+    schedule(timer, tick_math::pick_in_range(now_, earliest, latest));
     return timer.deadline();
   }
 
@@ -156,7 +157,7 @@ class wheel {
       return 0;
     }
     check_target(to);
-    const callback_scope scope(*this);
+    const detail::reentry_guard scope(running_);
     std::size_t fired = drain(expired_, on_expired);
     fired += collect(to, [&](hook_type& timer) { on_expired(timer); });
     now_ = to;
@@ -172,7 +173,7 @@ class wheel {
       return 0;
     }
     check_target(to);
-    const callback_scope scope(*this);
+    const detail::reentry_guard scope(running_);
     const std::size_t queued = collect(to, [this](hook_type& timer) {
       detail::list_push_back(expired_, access::links(timer));
       ++size_;
@@ -222,7 +223,7 @@ class wheel {
   // `on_expired` throws (the timers not yet fired stay pending).
   template <class F>
   std::size_t expire_all(F&& on_expired) {
-    const callback_scope scope(*this);
+    const detail::reentry_guard scope(running_);
     block_fast_path();
     link batch;
     detail::list_init(batch);
@@ -263,23 +264,6 @@ class wheel {
   void check_invariants() const;
 
  private:
-  // Sets and clears the flag that refuses advance and expire_all from a
-  // callback (where they would fire timers out of order).
-  class callback_scope {
-   public:
-    explicit callback_scope(wheel& w) : wheel_(w) {
-      if (w.running_)
-        throw std::logic_error("timerwheel: advance or expire_all called from a callback");
-      w.running_ = true;
-    }
-    callback_scope(const callback_scope&) = delete;
-    callback_scope& operator=(const callback_scope&) = delete;
-    ~callback_scope() { wheel_.running_ = false; }
-
-   private:
-    wheel& wheel_;
-  };
-
   // expire_all's batch: takes every timer of the wheel in order, and puts
   // back whatever a throwing callback left unfired.
   class batch_scope {
@@ -302,32 +286,16 @@ class wheel {
 
   // --- time, read by the nearest-instant rule where ticks wrap ---
 
-  // Whether `t` is before now.
-  bool behind(tick_type t) const noexcept {
-    if constexpr (layout::wraps)
-      return static_cast<std::make_signed_t<tick_type>>(static_cast<tick_type>(t - now_)) < 0;
-    else
-      return t < now_;
-  }
+  using tick_math = detail::ticks<tick_type>;
 
-  // Whether instant `a` is after instant `b`, each read relative to now.
-  bool later(tick_type a, tick_type b) const noexcept {
-    if constexpr (layout::wraps) {
-      using signed_tick = std::make_signed_t<tick_type>;
-      return static_cast<signed_tick>(static_cast<tick_type>(a - now_)) >
-             static_cast<signed_tick>(static_cast<tick_type>(b - now_));
-    } else {
-      return a > b;
-    }
-  }
+  bool behind(tick_type t) const noexcept { return tick_math::behind(now_, t); }
+  bool later(tick_type a, tick_type b) const noexcept { return tick_math::later(now_, a, b); }
+  tick_type distance(tick_type t) const noexcept { return tick_math::distance(now_, t); }
 
   // The lower bound of the next event of an empty wheel: the largest tick for
   // plain numbers; with wrapping ticks a schedule into an empty wheel resets
   // the bound, so any value serves.
   static constexpr tick_type no_event() noexcept { return std::numeric_limits<tick_type>::max(); }
-
-  // Ticks from now to `t`, for `t` at or after now.
-  tick_type distance(tick_type t) const noexcept { return static_cast<tick_type>(t - now_); }
 
   // The O(1) path of an advance: `to` is at or after now and before the
   // lower bound of the next event, nothing is queued and no callback runs.
@@ -351,20 +319,6 @@ class wheel {
 
   void check_target(tick_type to) const {
     if (behind(to)) throw std::invalid_argument("timerwheel: advance: the target is behind now");
-  }
-
-  tick_type pick_in_range(tick_type earliest, tick_type latest) const noexcept {
-    if (behind(latest)) return now_;
-    if (behind(earliest)) earliest = now_;
-    if (earliest == latest) return earliest;
-    if (layout::wraps && latest < earliest) return 0;  // the range wraps through 0
-    const unsigned top =
-        static_cast<unsigned>(std::bit_width(static_cast<tick_type>(earliest ^ latest))) - 1;
-    // `latest` has bit `top` set and `earliest` has not: the multiple of 2^top
-    // in the range is latest with its low bits cleared, unless earliest is
-    // itself a multiple of 2^(top+1).
-    if ((earliest & layout::low_bits(top + 1)) == 0) return earliest;
-    return static_cast<tick_type>(latest & ~layout::low_bits(top));
   }
 
   // --- placement ---

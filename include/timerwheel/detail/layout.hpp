@@ -4,7 +4,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
+
+#include "ticks.hpp"
 
 namespace timerwheel::detail {
 
@@ -12,12 +13,10 @@ template <class Config>
 struct layout {
   using tick = typename Config::tick_type;
 
-  static constexpr unsigned digits = std::numeric_limits<tick>::digits;
+  static constexpr unsigned digits = ticks<tick>::digits;
   static constexpr unsigned count = Config::count;
   static_assert(count <= 64, "at most 64 levels");
-  // Narrow ticks wrap and are read by the nearest-instant rule; 64-bit ticks
-  // are plain numbers that never wrap in practice.
-  static constexpr bool wraps = digits < 64;
+  static constexpr bool wraps = ticks<tick>::wraps;
 
   // shift[k]: the first tick bit of level k; shift[count]: the bits covered.
   static constexpr std::array<unsigned, count + 1> shift = [] {
@@ -74,10 +73,7 @@ struct layout {
     return l;
   }();
 
-  // The tick bits below bit n (all of them when n reaches the width).
-  static constexpr tick low_bits(unsigned n) noexcept {
-    return n >= digits ? static_cast<tick>(~tick{0}) : static_cast<tick>((tick{1} << n) - 1);
-  }
+  static constexpr tick low_bits(unsigned n) noexcept { return ticks<tick>::low_bits(n); }
 
   static constexpr std::array<tick, count> slot_mask = [] {
     std::array<tick, count> m{};

@@ -68,6 +68,7 @@
 
 #include "../../detail/link.hpp"
 #include "../../detail/list_sort.hpp"
+#include "../../detail/ticks.hpp"
 #include "../hook.hpp"
 
 namespace timerwheel::reference::detail {
@@ -76,31 +77,12 @@ using timerwheel::detail::link;
 
 // Tick arithmetic shared by the schemes.
 template <class Tick>
-struct tick_traits {
-  static_assert(std::is_unsigned_v<Tick> && !std::is_same_v<Tick, bool>,
-                "the tick type must be an unsigned integer type");
-  static_assert(std::numeric_limits<Tick>::digits <= 64, "ticks wider than 64 bits");
-
-  static constexpr unsigned digits = std::numeric_limits<Tick>::digits;
-  // Narrow ticks wrap and are read by the nearest-instant rule, as the wheel
-  // reads them; 64-bit ticks are plain numbers.
-  static constexpr bool wraps = digits < 64;
+struct tick_traits : timerwheel::detail::ticks<Tick> {
+  using base = timerwheel::detail::ticks<Tick>;
   // The farthest a deadline may lie ahead of now.
-  static constexpr Tick max_ahead =
-      wraps ? static_cast<Tick>((Tick{1} << (digits - 1)) - 1) : std::numeric_limits<Tick>::max();
-
-  // Whether `a` is after `b`.
-  static constexpr bool ahead_of(Tick a, Tick b) noexcept {
-    if constexpr (wraps)
-      return static_cast<std::make_signed_t<Tick>>(static_cast<Tick>(b - a)) < 0;
-    else
-      return a > b;
-  }
-
-  // The tick bits below bit n (all of them when n reaches the width).
-  static constexpr Tick low_bits(unsigned n) noexcept {
-    return n >= digits ? static_cast<Tick>(~Tick{0}) : static_cast<Tick>((Tick{1} << n) - 1);
-  }
+  static constexpr Tick max_ahead = base::wraps
+                                        ? static_cast<Tick>((Tick{1} << (base::digits - 1)) - 1)
+                                        : std::numeric_limits<Tick>::max();
 };
 
 template <class Derived, class Tick, bool NothrowSchedule>
@@ -150,7 +132,7 @@ class scheme_base {
   tick_type schedule_in_range(hook_type& timer, tick_type earliest, tick_type latest) {
     if (later(earliest, latest))
       throw std::invalid_argument("timerwheel: schedule_in_range: earliest is after latest");
-    schedule(timer, pick_in_range(earliest, latest));
+    schedule(timer, traits::pick_in_range(now_, earliest, latest));
     return timer.deadline();
   }
 
@@ -180,7 +162,7 @@ class scheme_base {
   template <class F>
   std::size_t advance(tick_type to, F&& on_expired) {
     check_target(to);
-    const callback_scope scope(*this);
+    const timerwheel::detail::reentry_guard scope(running_);
     std::size_t fired = drain(queue_, on_expired);
     while (hook_type* timer = self().pop_due(to)) {
       now_ = timer->deadline();
@@ -198,7 +180,7 @@ class scheme_base {
   // queued. Same costs and errors as the callback form.
   std::size_t advance(tick_type to) {
     check_target(to);
-    const callback_scope scope(*this);
+    const timerwheel::detail::reentry_guard scope(running_);
     std::size_t queued = 0;
     while (hook_type* timer = self().pop_due(to)) {
       now_ = timer->deadline();
@@ -246,7 +228,7 @@ class scheme_base {
   // their old scheduling order).
   template <class F>
   std::size_t expire_all(F&& on_expired) {
-    const callback_scope scope(*this);
+    const timerwheel::detail::reentry_guard scope(running_);
     link batch;
     timerwheel::detail::list_init(batch);
     const batch_scope restore(*this, batch);
@@ -314,23 +296,10 @@ class scheme_base {
     return access::sequence(timer);
   }
 
-  // Whether `t` is before now.
-  bool behind(tick_type t) const noexcept { return traits::ahead_of(now_, t); }
-
-  // Whether instant `a` is after instant `b`, each read relative to now (as
-  // the wheel reads the ends of a range).
-  bool later(tick_type a, tick_type b) const noexcept {
-    if constexpr (traits::wraps) {
-      using signed_tick = std::make_signed_t<tick_type>;
-      return static_cast<signed_tick>(static_cast<tick_type>(a - now_)) >
-             static_cast<signed_tick>(static_cast<tick_type>(b - now_));
-    } else {
-      return a > b;
-    }
-  }
-
-  // Ticks from now to `t`, for `t` at or after now.
-  tick_type distance(tick_type t) const noexcept { return static_cast<tick_type>(t - now_); }
+  // Time read as the wheel reads it (timerwheel/detail/ticks.hpp).
+  bool behind(tick_type t) const noexcept { return traits::behind(now_, t); }
+  bool later(tick_type a, tick_type b) const noexcept { return traits::later(now_, a, b); }
+  tick_type distance(tick_type t) const noexcept { return traits::distance(now_, t); }
 
   // Whether held timer `a` fires before held timer `b`: (deadline,
   // scheduling order).
@@ -423,23 +392,6 @@ class scheme_base {
   tick_type now_;
 
  private:
-  // Sets and clears the flag that refuses advance and expire_all from a
-  // callback (where they would fire timers out of order).
-  class callback_scope {
-   public:
-    explicit callback_scope(scheme_base& s) : scheme_(s) {
-      if (s.running_)
-        throw std::logic_error("timerwheel: advance or expire_all called from a callback");
-      s.running_ = true;
-    }
-    callback_scope(const callback_scope&) = delete;
-    callback_scope& operator=(const callback_scope&) = delete;
-    ~callback_scope() { scheme_.running_ = false; }
-
-   private:
-    scheme_base& scheme_;
-  };
-
   // The earliest deadline held by the scheme or waiting in expire_all's
   // batch (in order, so its front is its earliest).
   std::optional<tick_type> earliest_pending() const noexcept {
@@ -515,19 +467,6 @@ class scheme_base {
 
   void check_target(tick_type to) const {
     if (behind(to)) throw std::invalid_argument("timerwheel: advance: the target is behind now");
-  }
-
-  // The tick of [earliest, latest] with the most trailing zero bits; the
-  // wheel's choice, kept identical.
-  tick_type pick_in_range(tick_type earliest, tick_type latest) const noexcept {
-    if (behind(latest)) return now_;
-    if (behind(earliest)) earliest = now_;
-    if (earliest == latest) return earliest;
-    if (traits::wraps && latest < earliest) return 0;  // the range wraps through 0
-    const unsigned top =
-        static_cast<unsigned>(std::bit_width(static_cast<tick_type>(earliest ^ latest))) - 1;
-    if ((earliest & traits::low_bits(top + 1)) == 0) return earliest;
-    return static_cast<tick_type>(latest & ~traits::low_bits(top));
   }
 
   std::size_t size_ = 0;
