@@ -1,4 +1,5 @@
-// Indexed binary min-heap of timers: the baseline every benchmark ratio is taken against.
+// Indexed binary min-heap of timers: the baseline every benchmark ratio is taken against; and
+// the same with 4 children per entry (libev's 4-heap), by the Arity parameter.
 //
 // This is the structure Boost.Asio (detail/timer_queue.hpp) and libuv keep: a binary heap in
 // one array, each timer knowing its own position in it, so that cancel is O(log n) by index
@@ -20,6 +21,7 @@
 // pending timers (reserve() it to the expected count up front).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -42,16 +44,18 @@ struct heap_node {
   bool pending() const noexcept { return index != npos; }
 };
 
-template <bool KeyInArray = true>
-class indexed_binary_heap {
+template <bool KeyInArray = true, std::size_t Arity = 2>
+class indexed_heap {
+  static_assert(Arity >= 2);
+
  public:
   using tick_type = std::uint64_t;
   using node_type = heap_node;
 
-  explicit indexed_binary_heap(tick_type now = 0) : now_(now) {}
-  indexed_binary_heap(const indexed_binary_heap&) = delete;
-  indexed_binary_heap& operator=(const indexed_binary_heap&) = delete;
-  ~indexed_binary_heap() { clear(); }
+  explicit indexed_heap(tick_type now = 0) : now_(now) {}
+  indexed_heap(const indexed_heap&) = delete;
+  indexed_heap& operator=(const indexed_heap&) = delete;
+  ~indexed_heap() { clear(); }
 
   // Grows the array so that up to n pending timers need no allocation.
   void reserve(std::size_t n) { heap_.reserve(n); }
@@ -132,7 +136,7 @@ class indexed_binary_heap {
           throw std::logic_error("indexed_binary_heap: array key differs from node key");
         }
       }
-      if (i > 0 && less(heap_[i], heap_[(i - 1) / 2])) {
+      if (i > 0 && less(heap_[i], heap_[(i - 1) / Arity])) {
         throw std::logic_error("indexed_binary_heap: heap order violated");
       }
       if (n.deadline < now_) throw std::logic_error("indexed_binary_heap: pending timer overdue");
@@ -190,7 +194,7 @@ class indexed_binary_heap {
   // Places e at the hole i or above it. Each entry moved down tells its node its new index.
   void sift_up(std::size_t i, entry e) noexcept {
     while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
+      const std::size_t parent = (i - 1) / Arity;
       if (!less(e, heap_[parent])) break;
       heap_[i] = heap_[parent];
       node_at(i).index = i;
@@ -204,9 +208,13 @@ class indexed_binary_heap {
   void sift_down(std::size_t i, entry e) noexcept {
     const std::size_t n = heap_.size();
     for (;;) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && less(heap_[child + 1], heap_[child])) ++child;
+      const std::size_t first = Arity * i + 1;
+      if (first >= n) break;
+      std::size_t child = first;
+      const std::size_t end = std::min(n, first + Arity);
+      for (std::size_t c = first + 1; c < end; ++c) {
+        if (less(heap_[c], heap_[child])) child = c;
+      }
       if (!less(heap_[child], e)) break;
       heap_[i] = heap_[child];
       node_at(i).index = i;
@@ -222,7 +230,7 @@ class indexed_binary_heap {
     const entry last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;  // it was the last one
-    if (i > 0 && less(last, heap_[(i - 1) / 2])) {
+    if (i > 0 && less(last, heap_[(i - 1) / Arity])) {
       sift_up(i, last);
     } else {
       sift_down(i, last);
@@ -233,5 +241,10 @@ class indexed_binary_heap {
   tick_type now_;
   std::uint64_t next_seq_ = 0;
 };
+
+// The baseline (Boost.Asio's and libuv's layout) and libev's 4-ary heap.
+template <bool KeyInArray = true>
+using indexed_binary_heap = indexed_heap<KeyInArray, 2>;
+using indexed_4ary_heap = indexed_heap<true, 4>;
 
 }  // namespace timerwheel_bench

@@ -1,21 +1,30 @@
-// timerwheel_bench: the standard workloads W1 (churn) and W3 (idle jumps) on the wheel (6- and
-// 8-bit levels), the indexed binary heap every ratio is taken against, and the W1 floor.
+// timerwheel_bench: the standard workloads (../shared/WORKLOADS.md) on the wheel (6- and 8-bit
+// levels), the seven reference schemes of Varghese & Lauck, and the peers: the indexed binary
+// heap every ratio is taken against, an indexed 4-ary heap (libev's), std::priority_queue with
+// lazy deletion, std::multiset, Boost.Heap's d_ary_heap and pairing_heap, and (W1 start/stop
+// only) libevent, libuv and Boost.Asio timers through their own APIs; plus the W1 floor.
+//
+// Files: adapters/*.hpp (one adapter per structure, on shared bases), workloads/*.hpp (W1-W6),
+// extras.hpp (W4, W5 and the paper table, measured once per structure), plot.sh (gnuplot),
+// callgrind.cpp + callgrind.sh (instruction counts).
 //
 // Usage: timerwheel_bench [--quick] [--reps=N] [--seed=N] [--out=DIR] [--all-heaps]
-//                         [--no-interleave] [benchmark flags...]
-//   --quick          fewer W1 steps (the whole run stays under 2 minutes on 2 cores)
+//                         [--no-interleave] [--no-extras] [benchmark flags...]
+//   --quick          fewer steps and sizes (the whole run stays under 2 minutes on 2 cores)
 //   --reps=N         repetitions per benchmark (default 5); figures are medians
 //   --seed=N         seed of every workload's sequence (default 42; printed)
-//   --out=DIR        where latest.csv goes (default results, relative to the working dir)
+//   --out=DIR        where latest.csv and plots/data go (default results)
 //   --all-heaps      also run the heap variant that reads its keys through the nodes
 //   --no-interleave  run each benchmark's repetitions back to back instead of interleaving
 //                    the repetitions of all benchmarks in random order
+//   --no-extras      skip W4 memory, W5 tail and the paper table
 // Every other argument goes to Google Benchmark (--benchmark_filter=W1 ...).
 //
 // After Google Benchmark's own output it prints a table (and writes it as CSV): per workload
 // and size, the median ns per operation over the repetitions, the min and max, and the ratio
-// to the heap (and, for W1, to the floor) measured in the same run. Exit status 1 if any run
-// failed its checks.
+// to the heap (and, for W1, to the floor) measured in the same run; a structure left out at a
+// size where it is hopeless is listed as skipped, with the reason. Then the paper table. Exit
+// status 1 if any run failed its checks.
 
 #include <algorithm>
 #include <bit>
@@ -38,6 +47,16 @@
 
 #include <benchmark/benchmark.h>
 
+#if TIMERWHEEL_BENCH_PEERS
+#include "adapters/boost_heaps.hpp"
+#include "adapters/event_loops.hpp"
+#endif
+#include "adapters/heaps.hpp"
+#include "adapters/keyed.hpp"
+#include "adapters/lazy_pq.hpp"
+#include "adapters/reference.hpp"
+#include "adapters/wheel.hpp"
+#include "extras.hpp"
 #include "workloads.hpp"
 
 #ifndef TIMERWHEEL_BENCH_COMMIT
@@ -54,10 +73,34 @@ namespace tb = timerwheel_bench;
 
 namespace {
 
-using wheel6 = tb::wheel_adapter<timerwheel::default_config>;
-using wheel8 = tb::wheel_adapter<timerwheel::levels<std::uint64_t, 8, 8, 8, 8, 8, 8, 8, 8>>;
-using heap = tb::heap_adapter<true>;
-using heap_nodekey = tb::heap_adapter<false>;
+using tb::heap;
+using tb::heap_nodekey;
+using tb::wheel6;
+using tb::wheel8;
+
+template <class... A>
+struct type_list {};
+// Every structure the workloads run on, the baseline first.
+// Boost.Heap, libevent and libuv are optional (TIMERWHEEL_BENCH_PEERS: scripts/bench.sh
+// installs them); without them those rows are left out.
+#if TIMERWHEEL_BENCH_PEERS
+using compared =
+    type_list<heap, wheel6, wheel8, tb::heap4, tb::lazy_pq, tb::multiset, tb::boost_dary,
+              tb::boost_pairing, tb::unordered_list, tb::ordered_list, tb::ref_binary_heap,
+              tb::basic_wheel, tb::hashed_sorted, tb::hashed_unordered, tb::hierarchical>;
+using start_stop_compared =
+    type_list<tb::as_start_stop<heap>, tb::as_start_stop<wheel6>, tb::as_start_stop<wheel8>,
+              tb::as_start_stop<tb::heap4>, tb::libevent_timers, tb::libuv_timers,
+              tb::asio_timers>;
+#else
+using compared =
+    type_list<heap, wheel6, wheel8, tb::heap4, tb::lazy_pq, tb::multiset, tb::unordered_list,
+              tb::ordered_list, tb::ref_binary_heap, tb::basic_wheel, tb::hashed_sorted,
+              tb::hashed_unordered, tb::hierarchical>;
+using start_stop_compared =
+    type_list<tb::as_start_stop<heap>, tb::as_start_stop<wheel6>, tb::as_start_stop<wheel8>,
+              tb::as_start_stop<tb::heap4>>;
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Options.
@@ -69,6 +112,8 @@ struct options {
   std::string out = "results";
   bool all_heaps = false;
   bool interleave = true;
+  bool extras = true;  // W4, W5 and the paper table
+  bool list_only = false;  // --benchmark_list_tests: nothing is run
 };
 
 bool take_value(std::string_view arg, std::string_view flag, std::string& value) {
@@ -89,6 +134,12 @@ options parse_options(int& argc, char** argv) {
       o.quick = true;
     } else if (arg == "--all-heaps") {
       o.all_heaps = true;
+    } else if (arg.rfind("--benchmark_list_tests", 0) == 0 &&
+               arg != "--benchmark_list_tests=false") {
+      o.list_only = true;
+      argv[kept++] = argv[i];
+    } else if (arg == "--no-extras") {
+      o.extras = false;
     } else if (arg == "--no-interleave") {
       o.interleave = false;
     } else if (take_value(arg, "--reps", v)) {
@@ -105,7 +156,8 @@ options parse_options(int& argc, char** argv) {
                    "  --seed=N         seed of every workload's sequence (default 42)\n"
                    "  --out=DIR        directory of latest.csv (default results)\n"
                    "  --all-heaps      also run the heap that reads its keys through the nodes\n"
-                   "  --no-interleave  run each benchmark's repetitions back to back\n\n"
+                   "  --no-interleave  run each benchmark's repetitions back to back\n"
+                   "  --no-extras      skip W4 memory, W5 tail and the paper table\n\n"
                    "Google Benchmark's flags:\n";
       argv[kept++] = argv[i];
     } else {
@@ -129,6 +181,11 @@ struct bench_case {
   std::function<const tb::run_result&()> reference;  // the heap's untimed run of the workload
   bool failed = false;
   std::string error;
+  bool skipped = false;  // not run at this size (error says why)
+  bool extra = false;    // measured outside Google Benchmark (figures set directly)
+  // A second figure of another case's runs (W2 fire: of W2 expiry's), not run itself.
+  const bench_case* primary = nullptr;
+  double median = NAN, min = NAN, max = NAN;  // for extra rows
 };
 
 std::vector<std::unique_ptr<bench_case>> g_cases;
@@ -182,6 +239,9 @@ void run_case(benchmark::State& state, bench_case* c) {
   }
   if (c->failed) return;
   state.counters["ns_op"] = r.seconds * 1e9 / static_cast<double>(r.ops);
+  if (r.part_seconds >= 0) {
+    state.counters["ns_part"] = r.part_seconds * 1e9 / static_cast<double>(r.ops);
+  }
   state.SetItemsProcessed(static_cast<std::int64_t>(r.ops));
 }
 
@@ -198,8 +258,7 @@ void add_case(const options& o, std::string workload, std::string params, std::s
   c->unit = std::move(unit);
   c->run = std::move(run);
   c->reference = std::move(reference);
-  std::string name =
-      c->workload.substr(0, c->workload.find(' ')) + "/" + c->params + "/" + c->structure;
+  std::string name = c->workload + "/" + c->params + "/" + c->structure;
   std::replace(name.begin(), name.end(), ' ', '/');
   c->name = name;
   benchmark::RegisterBenchmark(c->name.c_str(), run_case, c.get())
@@ -259,23 +318,98 @@ struct w1_size {
   std::size_t quick_steps;
 };
 constexpr w1_size w1_sizes[] = {
-    {1'000, std::uint64_t{1} << 20, 4'000'000, 2'000'000},
-    {100'000, std::uint64_t{1} << 20, 4'000'000, 2'000'000},
-    {1'000'000, std::uint64_t{1} << 20, 10'000'000, 3'000'000},
-    {1'000'000, std::uint64_t{1} << 32, 10'000'000, 3'000'000},
+    {1'000, std::uint64_t{1} << 20, 4'000'000, 200'000},
+    {100'000, std::uint64_t{1} << 20, 4'000'000, 300'000},
+    {1'000'000, std::uint64_t{1} << 20, 10'000'000, 500'000},
+    {1'000'000, std::uint64_t{1} << 32, 10'000'000, 500'000},
 };
 constexpr std::size_t w3_timers = 1'000;
 constexpr std::size_t w3_jumps = 1'000'000;
 constexpr std::size_t w3_full_passes = 10;
-constexpr std::size_t w3_quick_passes = 4;
+constexpr std::size_t w3_quick_passes = 2;
 constexpr std::uint64_t w3_spans[] = {std::uint64_t{1} << 40, std::uint64_t{1} << 21};
+constexpr std::uint64_t w2_range = std::uint64_t{1} << 20;
+constexpr std::size_t w2_sizes[] = {1'000, 100'000, 1'000'000};
+constexpr std::size_t w2_quick_max = 100'000;
+constexpr std::size_t w6_sizes[] = {100, 10'000, 1'000'000};
+constexpr std::size_t w6_full_holds = 2'000'000;
+constexpr std::size_t w6_quick_holds = 200'000;
 
 std::size_t round_steps(std::size_t steps) {
   return std::max<std::size_t>(tb::w1_steps_per_tick,
                                steps / tb::w1_steps_per_tick * tb::w1_steps_per_tick);
 }
 
+// Why A is not run at `timers` timers with deadlines `range` ahead (empty: it is run).
+enum class shape { plain, sweep, tick_sweep, hold };
+
+template <class A>
+std::string skip_reason(std::size_t timers, std::uint64_t range, shape sh = shape::plain) {
+  constexpr tb::limits l = tb::limits_of<A>();
+  const bool tick_steps = sh == shape::tick_sweep;
+  std::string why;
+  if ((sh == shape::sweep || sh == shape::tick_sweep) && timers > l.max_timers_sweep) {
+    why = "sweeping the range beyond N=" + pow10_or_int(l.max_timers_sweep);
+  }
+  if (sh == shape::hold && timers > l.max_timers_hold) {
+    why = "holds beyond N=" + pow10_or_int(l.max_timers_hold);
+  }
+  if (timers > l.max_timers) why = "beyond N=" + pow10_or_int(l.max_timers);
+  if (range > l.max_range) why = "beyond R=" + pow2_or_int(l.max_range);
+  if (tick_steps && timers > l.max_timers_tick_steps) {
+    why = l.max_timers_tick_steps == 0 ? "1-tick steps" : "1-tick steps beyond N=" +
+                                                             pow10_or_int(l.max_timers_tick_steps);
+  }
+  return why.empty() ? why : why + ": " + l.why;
+}
+
+void add_skipped(std::string workload, std::string params, std::string structure,
+                 std::string why) {
+  auto c = std::make_unique<bench_case>();
+  c->workload = std::move(workload);
+  c->params = std::move(params);
+  c->structure = std::move(structure);
+  c->skipped = true;
+  c->error = std::move(why);
+  g_cases.push_back(std::move(c));
+}
+
+// Quick mode runs only these at N >= 1e6 (where a run of every structure costs seconds).
+constexpr std::size_t quick_core_from = 1'000'000;
+bool in_quick_core(std::string_view name) {
+  for (const std::string_view core :
+       {"heap", "wheel6", "wheel8", "heap4", "pq_lazy", "s7_hier", "libevent", "libuv", "asio"}) {
+    if (name == core) return true;
+  }
+  return false;
+}
+
+// Registers workload `w` at `params` for every structure of the list that is not hopeless
+// there. run: a generic lambda called as run.template operator()<A>(seq).
+template <class Seq, class Data, class Run, class... A>
+void add_structures(const options& o, type_list<A...>, const std::string& w,
+                    const std::string& params, const std::string& unit, Data data, Run run,
+                    std::size_t timers, std::uint64_t range, shape sh = shape::plain) {
+  auto ref = [data]() -> const tb::run_result& { return data().reference; };
+  (
+      [&] {
+        std::string why = skip_reason<A>(timers, range, sh);
+        if (why.empty() && o.quick && timers >= quick_core_from && !in_quick_core(A::name)) {
+          why = "quick mode: --full runs it";
+        }
+        if (!why.empty()) {
+          add_skipped(w, params, A::name, why);
+          return;
+        }
+        add_case(
+            o, w, params, A::name, unit,
+            [data, run] { return run.template operator()<A>(data().seq); }, ref);
+      }(),
+      ...);
+}
+
 void register_all(const options& o) {
+  const auto w1_run = []<class A>(const tb::w1_sequence& s) { return tb::run_w1<A>(s); };
   for (const w1_size& z : w1_sizes) {
     tb::w1_params p{};
     p.timers = z.timers;
@@ -285,42 +419,180 @@ void register_all(const options& o) {
     const std::string params = "N=" + pow10_or_int(z.timers) + " R=" + pow2_or_int(z.range);
     auto data = lazy_workload<tb::w1_sequence>(p, tb::derive_seed(o.seed, "W1 " + params),
                                                tb::make_w1_sequence, tb::run_w1<heap>);
-    auto ref = [data]() -> const tb::run_result& { return data().reference; };
     const std::string unit = "ns per cancel+schedule pair";
     const std::string w = "W1 churn";
-    add_case(
-        o, w, params, "heap", unit, [data] { return tb::run_w1<heap>(data().seq); }, ref);
-    if (o.all_heaps) {
-      add_case(
-          o, w, params, "heap_nodekey", unit,
-          [data] { return tb::run_w1<heap_nodekey>(data().seq); }, ref);
+    if (o.quick && z.range > (std::uint64_t{1} << 20)) {
+      // Quick mode: R = 2^32 for the wheel and the baseline only.
+      add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, wheel8>{}, w, params, unit,
+                                      data, w1_run, z.timers, z.range);
+    } else {
+      add_structures<tb::w1_sequence>(o, compared{}, w, params, unit, data, w1_run, z.timers,
+                                      z.range);
     }
-    add_case(
-        o, w, params, "wheel6", unit, [data] { return tb::run_w1<wheel6>(data().seq); }, ref);
-    add_case(
-        o, w, params, "wheel8", unit, [data] { return tb::run_w1<wheel8>(data().seq); }, ref);
+    if (o.all_heaps) {
+      add_structures<tb::w1_sequence>(o, type_list<heap_nodekey>{}, w, params, unit, data,
+                                      w1_run, z.timers, z.range);
+    }
+    auto ref = [data]() -> const tb::run_result& { return data().reference; };
     add_case(
         o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
   }
+
+  // W1 start/stop: the event loops through their own APIs, beside the fastest structures.
+  for (const w1_size& z : w1_sizes) {
+    if (z.range != (std::uint64_t{1} << 20) || (o.quick && z.timers != 100'000)) continue;
+    tb::w1_params p{};
+    p.timers = z.timers;
+    p.range = z.range;
+    p.timed_steps = round_steps((o.quick ? z.quick_steps : z.full_steps) / 2);
+    p.warm_steps = round_steps(p.timed_steps / 10);
+    const std::string params = "N=" + pow10_or_int(z.timers) + " R=" + pow2_or_int(z.range);
+    auto data = lazy_workload<tb::w1_sequence>(
+        p, tb::derive_seed(o.seed, "W1ss " + params), tb::make_w1_sequence,
+        tb::run_startstop<tb::as_start_stop<heap>>);
+    const auto run = []<class S>(const tb::w1_sequence& s) { return tb::run_startstop<S>(s); };
+    add_structures<tb::w1_sequence>(
+        o, start_stop_compared{},
+        "W1 start/stop", params, "ns per stop+start pair, no advance", data, run, z.timers,
+        z.range);
+  }
+
+  // W2 expiry.
+  const auto w2_run = []<class A>(const tb::w2_sequence& s) { return tb::run_w2<A>(s); };
+  for (const std::size_t n : w2_sizes) {
+    if (o.quick && n > w2_quick_max) continue;
+    for (const std::uint64_t step : {std::uint64_t{1}, w2_range / 1024}) {
+      if (o.quick && step == 1 && n != 100'000) continue;
+      const tb::w2_params p{n, w2_range, step};
+      const std::string params = "N=" + pow10_or_int(n) + " step=" + (step == 1 ? "1" : "R/1024");
+      auto data = lazy_workload<tb::w2_sequence>(p, tb::derive_seed(o.seed, "W2 " + params),
+                                                 tb::make_w2_sequence, tb::run_w2<heap>);
+      const std::size_t first = g_cases.size();
+      add_structures<tb::w2_sequence>(o, compared{}, "W2 expiry", params,
+                                      "ns per timer, schedule+fire", data, w2_run, n, w2_range,
+                                      step == 1 ? shape::tick_sweep : shape::sweep);
+      // The firing alone: the same runs' second clock window.
+      for (std::size_t k = first, end = g_cases.size(); k < end; ++k) {
+        const bench_case& e = *g_cases[k];
+        auto c = std::make_unique<bench_case>();
+        c->workload = "W2 fire";
+        c->params = e.params;
+        c->structure = e.structure;
+        c->unit = "ns per timer, firing alone";
+        c->skipped = e.skipped;
+        c->error = e.error;
+        if (!e.skipped) c->primary = &e;
+        g_cases.push_back(std::move(c));
+      }
+    }
+  }
+
   for (const std::uint64_t span : w3_spans) {
     const tb::w3_params p{w3_timers, span, w3_jumps, o.quick ? w3_quick_passes : w3_full_passes};
     const std::string params = "N=" + pow10_or_int(w3_timers) + " span=" + pow2_or_int(span);
     auto data = lazy_workload<tb::w3_sequence>(p, tb::derive_seed(o.seed, "W3 " + params),
                                                tb::make_w3_sequence, tb::run_w3<heap>);
-    auto ref = [data]() -> const tb::run_result& { return data().reference; };
-    const std::string unit = "ns per advance call";
-    const std::string w = "W3 idle jumps";
-    add_case(
-        o, w, params, "heap", unit, [data] { return tb::run_w3<heap>(data().seq); }, ref);
-    if (o.all_heaps) {
-      add_case(
-          o, w, params, "heap_nodekey", unit,
-          [data] { return tb::run_w3<heap_nodekey>(data().seq); }, ref);
+    const auto run = []<class A>(const tb::w3_sequence& s) { return tb::run_w3<A>(s); };
+    add_structures<tb::w3_sequence>(o, type_list<heap, wheel6, wheel8, tb::heap4>{},
+                                    "W3 idle jumps", params, "ns per advance call", data, run,
+                                    w3_timers, span);
+  }
+
+  // W6 hold.
+  const auto w6_run = []<class A>(const tb::w6_sequence& s) { return tb::run_w6<A>(s); };
+  for (const std::size_t n : w6_sizes) {
+    for (const tb::w6_dist d :
+         {tb::w6_dist::exponential, tb::w6_dist::uniform, tb::w6_dist::bimodal}) {
+      if (o.quick && d != tb::w6_dist::exponential) continue;
+      const std::size_t holds = o.quick ? w6_quick_holds : w6_full_holds;
+      const tb::w6_params p{n, d, holds, holds / 10};
+      const std::string params = "N=" + pow10_or_int(n) + " " + tb::w6_dist_name(d);
+      auto data = lazy_workload<tb::w6_sequence>(p, tb::derive_seed(o.seed, "W6 " + params),
+                                                 tb::make_w6_sequence, tb::run_w6<heap>);
+      add_structures<tb::w6_sequence>(o, compared{}, "W6 hold", params, "ns per hold", data,
+                                      w6_run, n, 1 << 20, shape::hold);
     }
-    add_case(
-        o, w, params, "wheel6", unit, [data] { return tb::run_w3<wheel6>(data().seq); }, ref);
-    add_case(
-        o, w, params, "wheel8", unit, [data] { return tb::run_w3<wheel8>(data().seq); }, ref);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The figures measured once per structure (bench/extras.hpp), as rows of the same table.
+
+void add_extra(const tb::extra_row& e) {
+  auto c = std::make_unique<bench_case>();
+  c->workload = e.workload;
+  c->params = e.params;
+  c->structure = e.structure;
+  c->unit = e.unit;
+  c->extra = true;
+  c->median = e.median;
+  c->min = e.min;
+  c->max = e.max;
+  if (!e.skipped.empty()) {
+    c->median = c->min = c->max = NAN;
+    c->skipped = true;
+    c->error = e.skipped;
+  } else if (!e.error.empty()) {
+    c->failed = true;
+    c->error = e.error;
+    g_failed = true;
+    std::cerr << "FAILED " << e.workload << " " << e.params << " " << e.structure << ": "
+              << e.error << "\n";
+  }
+  g_cases.push_back(std::move(c));
+}
+
+template <class... A, class F>
+void for_each_type(type_list<A...>, F f) {
+  (f.template operator()<A>(), ...);
+}
+
+// W5: the structures that are not hopeless at N = 1e6 and 1-tick advances.
+using tail_compared =
+    type_list<heap, wheel6, wheel8, tb::heap4, tb::lazy_pq, tb::ref_binary_heap, tb::hierarchical>;
+using paper_schemes =
+    type_list<tb::unordered_list, tb::ordered_list, tb::ref_binary_heap, tb::basic_wheel,
+              tb::hashed_sorted, tb::hashed_unordered, tb::hierarchical, wheel6>;
+constexpr std::size_t paper_sizes[] = {100, 1'000, 10'000, 100'000};
+
+void run_extras(const options& o) {
+  std::cout << "\nW4 memory, W5 tail and the paper table (once per structure)...\n" << std::flush;
+  {
+    const std::uint64_t range = std::uint64_t{1} << 20;
+    tb::xoshiro256ss rng(tb::derive_seed(o.seed, "W4"));
+    std::vector<std::uint64_t> d(1'000'000);
+    for (auto& x : d) x = rng.uniform(1, range);
+    for_each_type(compared{}, [&]<class A>() { add_extra(tb::w4_row<A>(d, range, "N=1e6")); });
+  }
+  {
+    tb::w1_params p{};
+    p.timers = 1'000'000;
+    p.range = std::uint64_t{1} << 20;
+    p.timed_steps = o.quick ? 1'000'000 : 10'000'000;
+    p.warm_steps = p.timed_steps / 10;
+    const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(o.seed, "W5"));
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(o.out) / "plots" / "data", ec);
+    std::ofstream ccdf(std::filesystem::path(o.out) / "plots" / "data" / "w5.dat");
+    std::vector<tb::extra_row> rows;
+    for_each_type(tail_compared{}, [&]<class A>() {
+      const tb::w5_output w = tb::w5_rows<A>(s, "N=1e6 R=2^20");
+      rows.insert(rows.end(), w.rows.begin(), w.rows.end());
+      ccdf << "\"" << A::name << "\"\n";
+      for (const auto& [ns, frac] : w.ccdf) ccdf << ns << " " << frac << "\n";
+      ccdf << "\n\n";
+    });
+    // One group per statistic, so that the ratios to the heap line up.
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.params < b.params; });
+    for (const auto& r : rows) add_extra(r);
+  }
+  for (const std::size_t n : paper_sizes) {
+    for_each_type(paper_schemes{}, [&]<class A>() {
+      for (const auto& r : tb::paper_rows<A>(n, tb::derive_seed(o.seed, "paper"), o.quick)) {
+        add_extra(r);
+      }
+    });
   }
 }
 
@@ -340,12 +612,15 @@ class collecting_reporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       if (r.run_type != Run::RT_Aggregate || r.error_occurred) continue;
-      const auto it = r.counters.find("ns_op");
-      if (it == r.counters.end()) continue;
-      figures& f = figures_[r.run_name.function_name];
-      if (r.aggregate_name == "median") f.median = it->second.value;
-      if (r.aggregate_name == "min") f.min = it->second.value;
-      if (r.aggregate_name == "max") f.max = it->second.value;
+      for (const char* counter : {"ns_op", "ns_part"}) {
+        const auto it = r.counters.find(counter);
+        if (it == r.counters.end()) continue;
+        figures& f = figures_[r.run_name.function_name +
+                              (counter == std::string_view("ns_part") ? "#part" : "")];
+        if (r.aggregate_name == "median") f.median = it->second.value;
+        if (r.aggregate_name == "min") f.min = it->second.value;
+        if (r.aggregate_name == "max") f.max = it->second.value;
+      }
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -403,6 +678,13 @@ std::string fmt(double v, int precision) {
   return buf;
 }
 
+std::string status_of(const bench_case& c) {
+  if (c.primary && c.primary->failed) return "FAILED: " + c.primary->error;
+  if (c.failed) return "FAILED: " + c.error;
+  if (c.skipped) return "skipped (" + c.error + ")";
+  return "ok";
+}
+
 struct row {
   const bench_case* c;
   figures f;
@@ -414,9 +696,11 @@ std::vector<row> make_rows(const collecting_reporter& rep) {
   std::vector<row> rows;
   std::map<std::string, double> heap_median, floor_median;
   for (const auto& c : g_cases) {
-    const figures* f = rep.find(c->name);
-    if (f == nullptr && !c->failed) continue;  // filtered out
+    const figures* f =
+        c->extra ? nullptr : rep.find(c->primary ? c->primary->name + "#part" : c->name);
+    if (f == nullptr && !c->failed && !c->skipped && !c->extra) continue;  // filtered out
     row r{c.get(), c->failed || f == nullptr ? figures{} : *f};
+    if (c->extra) r.f = figures{c->median, c->min, c->max};
     rows.push_back(r);
     const std::string group = c->workload + c->params;
     if (c->structure == "heap") heap_median[group] = r.f.median;
@@ -444,12 +728,18 @@ double median_of(const std::vector<row>& rows, std::string_view workload, std::s
   return NAN;
 }
 
+bool is_paper(const row& r) { return r.c->workload.rfind("paper ", 0) == 0; }
+
 void print_table(std::ostream& os, const options& o, const std::vector<row>& rows) {
   std::string mode = o.quick ? "quick (W1 timed steps" : "full (W1 timed steps";
   for (const w1_size& z : w1_sizes) {
     mode += (&z == w1_sizes ? " " : " / ") + pow10_or_int(o.quick ? z.quick_steps : z.full_steps);
   }
   mode += " for the four sizes";
+  if (o.quick) {
+    mode += "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
+            "wheels and the heap), W1 start/stop at N=1e5, W2 up to N=1e5, W6 exponential only";
+  }
   os << "\n=== timerwheel benchmark ===\n"
      << "machine:  " << read_first("/proc/cpuinfo", "model name") << ", "
      << std::thread::hardware_concurrency() << " logical cores, load average " << load_average()
@@ -468,23 +758,28 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
      << "          W1: ns per step = one cancel+schedule pair on a random pending timer, with "
         "the 1-tick advance every "
      << tb::w1_steps_per_tick << " steps and the rescheduling of the timers it fired amortized in\n"
+     << "          W1 start/stop: the same without advancing (event loops' real clocks); W2: ns "
+        "per timer (expiry: schedule+fire; fire: the firing alone, same runs)\n"
+     << "          W6: ns per hold; W4: bytes per pending timer, structure allocations + hook; "
+        "W5: ns of single 1-tick advances (one run)\n"
      << "          W3: ns per advance call; nodes: " << tb::node_bytes
      << "-byte cache-line-aligned objects holding the hook\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-14s %-16s %-13s %10s %10s %10s %8s %8s  %s\n", "workload",
+  std::snprintf(line, sizeof line, "%-14s %-18s %-15s %10s %10s %10s %8s %8s  %s\n", "workload",
                 "size", "structure", "median ns", "min ns", "max ns", "x heap", "x floor",
                 "status");
   os << line;
   std::string last_group;
   for (const row& r : rows) {
+    if (is_paper(r)) continue;
     const std::string group = r.c->workload + r.c->params;
     if (!last_group.empty() && group != last_group) os << "\n";
     last_group = group;
-    std::snprintf(line, sizeof line, "%-14s %-16s %-13s %10s %10s %10s %8s %8s  %s\n",
+    std::snprintf(line, sizeof line, "%-14s %-18s %-15s %10s %10s %10s %8s %8s  %s\n",
                   r.c->workload.c_str(), r.c->params.c_str(), r.c->structure.c_str(),
                   fmt(r.f.median, 1).c_str(), fmt(r.f.min, 1).c_str(), fmt(r.f.max, 1).c_str(),
                   fmt(r.x_heap, 3).c_str(), fmt(r.x_floor, 2).c_str(),
-                  r.c->failed ? ("FAILED: " + r.c->error).c_str() : "ok");
+                  status_of(*r.c).c_str());
     os << line;
   }
 
@@ -517,6 +812,98 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   if (g_failed) os << "\nSOME RUNS FAILED THEIR CHECKS (see FAILED above)\n";
 }
 
+// The paper table: per scheme and operation, the paper's claim and the median ns at each n.
+void print_paper_table(std::ostream& os, const std::vector<row>& rows) {
+  std::vector<std::string> ns;
+  std::vector<std::pair<std::string, std::string>> keys;  // (structure, workload), in order
+  std::map<std::pair<std::string, std::string>, std::map<std::string, const row*>> cells;
+  for (const row& r : rows) {
+    if (!is_paper(r)) continue;
+    const std::pair<std::string, std::string> key{r.c->structure, r.c->workload};
+    if (!cells.count(key)) keys.push_back(key);
+    cells[key][r.c->params] = &r;
+    if (std::find(ns.begin(), ns.end(), r.c->params) == ns.end()) ns.push_back(r.c->params);
+  }
+  if (keys.empty()) return;
+  std::stable_sort(keys.begin(), keys.end());
+  os << "\npaper table: ns per operation with n timers pending (deadlines uniform [now+1, "
+        "now+2^16]; PER_TICK includes firing the ~n/2^16 timers due per tick); medians of 5 "
+        "rounds\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-15s %-12s %-16s", "scheme", "operation", "paper's claim");
+  os << line;
+  for (const auto& n : ns) {
+    std::snprintf(line, sizeof line, " %10s", n.c_str());
+    os << line;
+  }
+  os << "\n";
+  std::string last;
+  for (const auto& key : keys) {
+    const auto& m = cells[key];
+    const row* any = m.begin()->second;
+    const std::string claim = any->c->unit.substr(any->c->unit.find("paper: ") + 7);
+    std::snprintf(line, sizeof line, "%-15s %-12s %-16s", key.first == last ? "" : key.first.c_str(),
+                  key.second.substr(6).c_str(), claim.c_str());
+    last = key.first;
+    os << line;
+    for (const auto& n : ns) {
+      const auto it = m.find(n);
+      std::string v = it == m.end() ? "-" : fmt(it->second->f.median, 1);
+      if (it != m.end() && it->second->c->failed) v = "FAILED";
+      std::snprintf(line, sizeof line, " %10s", v.c_str());
+      os << line;
+    }
+    os << "\n";
+  }
+}
+
+// N out of "N=1e6 ..." or "N=100 ...".
+double parse_n(const std::string& params) {
+  if (params.rfind("N=", 0) != 0) return NAN;
+  return std::strtod(params.c_str() + 2, nullptr);
+}
+
+// The data of the log-log plots (bench/plot.sh): per workload, one block per structure of
+// (N, median ns), its name as the block's header.
+void write_plot_data(const options& o, const std::vector<row>& rows) {
+  struct series {
+    const char* file;
+    const char* workload;
+    const char* suffix;  // what params must end with
+  };
+  const series all[] = {{"w1", "W1 churn", " R=2^20"},
+                        {"w2", "W2 expiry", " step=R/1024"},
+                        {"w2fire", "W2 fire", " step=R/1024"},
+                        {"w6", "W6 hold", " exp"},
+                        {"w1ss", "W1 start/stop", " R=2^20"}};
+  const std::filesystem::path dir = std::filesystem::path(o.out) / "plots" / "data";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (const series& s : all) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<std::pair<double, double>>> points;
+    for (const row& r : rows) {
+      const std::string& p = r.c->params;
+      const std::string suffix = s.suffix;
+      if (r.c->workload != s.workload || p.size() < suffix.size() ||
+          p.compare(p.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      if (r.c->failed || r.c->skipped || std::isnan(r.f.median)) continue;
+      if (!points.count(r.c->structure)) order.push_back(r.c->structure);
+      points[r.c->structure].emplace_back(parse_n(p), r.f.median);
+    }
+    std::ofstream out(dir / (std::string(s.file) + ".dat"));
+    for (const auto& name : order) {
+      out << "\"" << name << "\"\n";
+      auto& v = points[name];
+      std::sort(v.begin(), v.end());
+      for (const auto& [n, ns] : v) out << n << " " << ns << "\n";
+      out << "\n\n";
+    }
+  }
+}
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -543,7 +930,7 @@ bool write_csv(const options& o, const std::vector<row>& rows, std::string& path
     out << csv_field(r.c->workload) << "," << csv_field(r.c->params) << "," << r.c->structure << ","
         << csv_field(r.c->unit) << "," << fmt(r.f.median, 2) << "," << fmt(r.f.min, 2) << ","
         << fmt(r.f.max, 2) << "," << fmt(r.x_heap, 4) << "," << fmt(r.x_floor, 4) << ","
-        << (r.c->failed ? csv_field("FAILED: " + r.c->error) : "ok") << "," << common << "\n";
+        << csv_field(status_of(*r.c)) << "," << common << "\n";
   }
   return static_cast<bool>(out);
 }
@@ -554,9 +941,12 @@ int main(int argc, char** argv) {
   const options o = parse_options(argc, argv);
   // Interleaving the repetitions of all benchmarks spreads the noise of a shared machine over
   // every structure alike, which is what the ratios need. A later user flag overrides it.
-  std::vector<char*> args(argv, argv + argc);
   std::string interleave = "--benchmark_enable_random_interleaving=true";
-  if (o.interleave) args.insert(args.begin() + 1, interleave.data());
+  std::vector<char*> args;
+  args.reserve(static_cast<std::size_t>(argc) + 1);
+  args.push_back(argv[0]);
+  if (o.interleave) args.push_back(interleave.data());
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   int bargc = static_cast<int>(args.size());
   benchmark::Initialize(&bargc, args.data());
   if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 2;
@@ -567,9 +957,13 @@ int main(int argc, char** argv) {
   const std::size_t matched = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (matched == 0) return 2;  // the filter matched nothing: no figures to report
+  if (o.list_only) return 0;
+  if (o.extras) run_extras(o);
 
   const std::vector<row> rows = make_rows(reporter);
   print_table(std::cout, o, rows);
+  print_paper_table(std::cout, rows);
+  write_plot_data(o, rows);
   std::string path;
   if (write_csv(o, rows, path)) {
     std::cout << "\nwrote " << path << "\n";

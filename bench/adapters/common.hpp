@@ -1,0 +1,87 @@
+// What every structure adapter shares: the payload each node carries beside the structure's own
+// hook, the node size, and the concept a workload asks of an adapter.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+namespace timerwheel_bench {
+
+// What the workload keeps in each node, beside the structure's hook.
+struct bench_payload {
+  static constexpr std::uint64_t fired = std::numeric_limits<std::uint64_t>::max();
+  // The deadline last asked for (ticks); `fired` once the timer has fired and until it is
+  // scheduled again, which is how a second firing is caught.
+  std::uint64_t requested = fired;
+};
+
+// The size and alignment of every node (a power of two, at least 32: the 24-byte wheel hook or
+// heap node plus the payload). 64 by default: one cache line per object, as a real object
+// holding a timer takes; -DTIMERWHEEL_BENCH_NODE_BYTES=32 packs two nodes per line. A hook
+// larger than that (the reference schemes' 48-byte hook with 32) takes the next power of two.
+#ifndef TIMERWHEEL_BENCH_NODE_BYTES
+#define TIMERWHEEL_BENCH_NODE_BYTES 64
+#endif
+inline constexpr std::size_t node_bytes = TIMERWHEEL_BENCH_NODE_BYTES;
+
+// A node: the hook (whatever the structure keeps per timer) and the payload, in node_bytes.
+template <class Hook>
+struct alignas(node_bytes) basic_node : Hook {
+  bench_payload payload;
+};
+
+// A callable that takes the index of a fired node; used only to state the concept.
+struct index_sink {
+  void operator()(std::uint32_t) const noexcept {}
+};
+
+// What a structure must offer to be benchmarked: nodes addressed by index, the deadline in
+// ticks (absolute). hook_bytes: what the structure keeps inside each timer's object (W4 adds
+// it to what the structure allocates).
+template <class A>
+concept structure_adapter = requires(A& a, const A& ca, std::uint32_t i, std::uint64_t t,
+                                     index_sink f) {
+  { A::name } -> std::convertible_to<const char*>;
+  { A::hook_bytes } -> std::convertible_to<std::size_t>;
+  { a.payload(i) } -> std::same_as<bench_payload&>;
+  { ca.payload(i) } -> std::same_as<const bench_payload&>;
+  { a.schedule(i, t) } -> std::same_as<void>;  // writes payload(i).requested = t too
+  { a.cancel(i) } -> std::same_as<bool>;
+  { a.advance(t, f) } -> std::same_as<std::size_t>;  // f(index) per timer fired, in order
+  { ca.size() } -> std::convertible_to<std::size_t>;
+  { ca.pending(i) } -> std::same_as<bool>;
+  { ca.hook_deadline(i) } -> std::same_as<std::uint64_t>;
+  { ca.next_deadline() } -> std::same_as<std::optional<std::uint64_t>>;
+  ca.check_invariants();
+};
+
+// Which sizes a structure is run at: a scheme whose cost grows with N (or with the range) is
+// skipped where one run would take minutes, and the table says so. max_timers: the largest N;
+// max_range: the largest deadline distance it can hold or run at in reasonable time.
+struct limits {
+  std::size_t max_timers = std::numeric_limits<std::size_t>::max();
+  std::uint64_t max_range = std::numeric_limits<std::uint64_t>::max();
+  // Advances of one tick across the whole range (W2 with 1-tick steps) are hopeless for
+  // schemes whose advance is O(n): the largest N they are run at there.
+  std::size_t max_timers_tick_steps = std::numeric_limits<std::size_t>::max();
+  const char* why = "";
+  // W2 sweeps the whole range (2^20 ticks) and W6 asks next_deadline() before every hold:
+  // the largest N at which a scheme whose cost grows with the ticks elapsed, or whose
+  // next_deadline() is O(n), is run there.
+  std::size_t max_timers_sweep = std::numeric_limits<std::size_t>::max();
+  std::size_t max_timers_hold = std::numeric_limits<std::size_t>::max();
+};
+
+template <class A>
+constexpr limits limits_of() {
+  if constexpr (requires { A::limit; }) {
+    return A::limit;
+  } else {
+    return limits{};
+  }
+}
+
+}  // namespace timerwheel_bench

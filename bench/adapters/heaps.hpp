@@ -1,0 +1,25 @@
+// The indexed heaps written for the bench (bench/indexed_binary_heap.hpp): the binary one every
+// ratio is taken against (Boost.Asio's and libuv's layout), the variant that reads its keys
+// through the nodes (--all-heaps), and libev's 4-ary heap.
+#pragma once
+
+#include "../indexed_binary_heap.hpp"
+#include "intrusive.hpp"
+
+namespace timerwheel_bench {
+
+struct heap_name {
+  static constexpr const char* value = "heap";
+};
+struct heap_nodekey_name {
+  static constexpr const char* value = "heap_nodekey";
+};
+struct heap4_name {
+  static constexpr const char* value = "heap4";
+};
+
+using heap = intrusive_adapter<indexed_binary_heap<true>, heap_node, heap_name>;
+using heap_nodekey = intrusive_adapter<indexed_binary_heap<false>, heap_node, heap_nodekey_name>;
+using heap4 = intrusive_adapter<indexed_4ary_heap, heap_node, heap4_name>;
+
+}  // namespace timerwheel_bench

@@ -1,0 +1,71 @@
+// timerwheel_callgrind: one structure on one workload per invocation, for instruction counts
+// under valgrind --tool=callgrind --instr-atstart=no (bench/callgrind.sh drives it). Only the
+// run itself is instrumented (the sequence is drawn before); bench/callgrind.sh subtracts a
+// smaller run to cancel the setup that remains (building the structure, scheduling N timers).
+// Built with -march=x86-64-v3: valgrind stops on AVX-512 code.
+//
+// Usage: timerwheel_callgrind STRUCTURE WORKLOAD N STEPS
+//   STRUCTURE  wheel6 | wheel8 | heap | heap4
+//   WORKLOAD   W1 (N timers, R = 2^20, STEPS cancel+schedule steps)
+//              W2 (N timers uniform [1, 2^20], fired in steps of R/1024; STEPS ignored)
+// Prints the number of operations and the checksum of what fired.
+#include <valgrind/callgrind.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "adapters/heaps.hpp"
+#include "adapters/wheel.hpp"
+#include "workloads.hpp"
+
+namespace tb = timerwheel_bench;
+
+template <class A>
+int run(const std::string& workload, std::size_t n, std::size_t steps) {
+  tb::run_result r;
+  if (workload == "W1") {
+    tb::w1_params p{};
+    p.timers = n;
+    p.range = std::uint64_t{1} << 20;
+    p.timed_steps = steps / tb::w1_steps_per_tick * tb::w1_steps_per_tick;
+    p.warm_steps = 0;
+    const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "callgrind W1"));
+    CALLGRIND_START_INSTRUMENTATION;
+    r = tb::run_w1<A>(s);
+    CALLGRIND_STOP_INSTRUMENTATION;
+  } else if (workload == "W2") {
+    const tb::w2_params p{n, std::uint64_t{1} << 20, (std::uint64_t{1} << 20) / 1024};
+    const tb::w2_sequence s = tb::make_w2_sequence(p, tb::derive_seed(42, "callgrind W2"));
+    CALLGRIND_START_INSTRUMENTATION;
+    r = tb::run_w2<A>(s);
+    CALLGRIND_STOP_INSTRUMENTATION;
+  } else {
+    std::fprintf(stderr, "unknown workload %s\n", workload.c_str());
+    return 2;
+  }
+  if (!r.error.empty()) {
+    std::fprintf(stderr, "FAILED %s %s: %s\n", A::name, workload.c_str(), r.error.c_str());
+    return 1;
+  }
+  std::printf("ops %llu fired %llu checksum %llx\n", static_cast<unsigned long long>(r.ops),
+              static_cast<unsigned long long>(r.fired),
+              static_cast<unsigned long long>(r.checksum));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s STRUCTURE W1|W2 N STEPS\n", argv[0]);
+    return 2;
+  }
+  const std::string structure = argv[1], workload = argv[2];
+  const std::size_t n = std::strtoull(argv[3], nullptr, 0);
+  const std::size_t steps = std::strtoull(argv[4], nullptr, 0);
+  if (structure == "wheel6") return run<tb::wheel6>(workload, n, steps);
+  if (structure == "wheel8") return run<tb::wheel8>(workload, n, steps);
+  if (structure == "heap") return run<tb::heap>(workload, n, steps);
+  if (structure == "heap4") return run<tb::heap4>(workload, n, steps);
+  std::fprintf(stderr, "unknown structure %s\n", structure.c_str());
+  return 2;
+}

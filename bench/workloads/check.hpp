@@ -1,0 +1,90 @@
+// Checking a run's answer: every firing watched, the fired sequence hashed.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../adapters/common.hpp"
+
+namespace timerwheel_bench {
+
+// The floor's node: no hook, only the deadline.
+struct alignas(node_bytes) floor_node {
+  bench_payload payload;
+};
+
+// Order-sensitive hash of the fired sequence: (node index, deadline) in fire order.
+inline std::uint64_t mix_fired(std::uint64_t h, std::uint32_t index,
+                               std::uint64_t deadline) noexcept {
+  h ^= (static_cast<std::uint64_t>(index) + 1) * 0x9e3779b97f4a7c15ULL;
+  h ^= deadline * 0xc2b2ae3d27d4eb4fULL;
+  h = (h ^ (h >> 31)) * 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 29);
+}
+
+// Watches every firing: never early (deadline <= the advance's target), nondecreasing deadlines
+// across the whole run, never twice for one scheduling; hashes the sequence.
+struct fire_checker {
+  std::uint64_t last_deadline = 0;
+  std::uint64_t fired = 0;
+  std::uint64_t checksum = 0;
+  std::uint64_t early = 0;
+  std::uint64_t out_of_order = 0;
+  std::uint64_t twice = 0;
+
+  void on_fire(bench_payload& p, std::uint32_t index, std::uint64_t to) noexcept {
+    const std::uint64_t d = p.requested;
+    twice += d == bench_payload::fired;
+    early += d != bench_payload::fired && d > to;
+    out_of_order += d < last_deadline;
+    last_deadline = d;
+    p.requested = bench_payload::fired;
+    ++fired;
+    checksum = mix_fired(checksum, index, d);
+  }
+  std::string error() const {
+    std::string e;
+    if (twice) e += std::to_string(twice) + " fired twice; ";
+    if (early) e += std::to_string(early) + " fired early; ";
+    if (out_of_order) e += std::to_string(out_of_order) + " fired out of deadline order; ";
+    return e;
+  }
+};
+
+// What one timed run measured and found.
+struct run_result {
+  double seconds = 0;     // the timed region only
+  std::uint64_t ops = 0;  // W1: steps (cancel+schedule pairs); W3: advance calls
+  std::uint64_t fired = 0;
+  std::uint64_t checksum = 0;
+  std::string error;  // empty when every check passed
+  double part_seconds = -1;  // a second figure of the same run (W2: the firing alone), if any
+};
+
+// The checks every structure's end state shares: invariants, size, nothing pending.
+template <class A>
+void verify_empty(const A& a, std::size_t timers, std::string& e) {
+  if (a.size() != 0) e += "size " + std::to_string(a.size()) + " after run; ";
+  for (std::uint32_t i = 0; i < timers; ++i) {
+    if (a.pending(i)) {
+      e += "timer still pending after run; ";
+      break;
+    }
+  }
+  if (a.next_deadline().has_value()) e += "next_deadline() on an empty structure; ";
+  try {
+    a.check_invariants();
+  } catch (const std::exception& ex) {
+    e += std::string("check_invariants: ") + ex.what() + "; ";
+  }
+}
+
+}  // namespace timerwheel_bench

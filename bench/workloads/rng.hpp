@@ -1,0 +1,65 @@
+// Random numbers and per-workload seeds.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace timerwheel_bench {
+
+// Random numbers: splitmix64 to seed, xoshiro256** to draw.
+
+inline std::uint64_t splitmix64(std::uint64_t& state) noexcept {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+class xoshiro256ss {
+ public:
+  explicit xoshiro256ss(std::uint64_t seed) noexcept {
+    for (auto& word : s_) word = splitmix64(seed);
+  }
+  std::uint64_t operator()() noexcept {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform in [lo, hi] (inclusive). The modulo bias is below 2^-23 for every range used here.
+  std::uint64_t uniform(std::uint64_t lo, std::uint64_t hi) noexcept {
+    const std::uint64_t span = hi - lo;
+    if (span == std::numeric_limits<std::uint64_t>::max()) return (*this)();
+    return lo + (*this)() % (span + 1);
+  }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t s_[4];
+};
+
+// A per-workload seed: the printed run seed mixed with a tag naming the workload and size, so
+// that each workload has its own stream and every structure of it the same one.
+inline std::uint64_t derive_seed(std::uint64_t seed, const std::string& tag) noexcept {
+  std::uint64_t h = seed;
+  for (const char c : tag) {
+    h ^= static_cast<unsigned char>(c);
+    h = splitmix64(h);
+  }
+  return h;
+}
+
+}  // namespace timerwheel_bench

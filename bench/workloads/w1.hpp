@@ -1,0 +1,185 @@
+// W1 churn and its floor.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "check.hpp"
+#include "rng.hpp"
+
+namespace timerwheel_bench {
+
+
+inline constexpr std::size_t w1_steps_per_tick = 100;
+
+struct w1_params {
+  std::size_t timers;                  // N
+  std::uint64_t range;                 // R: deadlines uniform [now + 1, now + R]
+  std::size_t warm_steps;              // run before timing, from the same sequence
+  std::size_t timed_steps;             // both multiples of w1_steps_per_tick
+  std::size_t refire_pool = 1u << 18;  // power of two
+};
+
+struct w1_sequence {
+  w1_params params;
+  std::vector<std::uint64_t> initial;  // deadline of node i at the start (now = 0)
+  std::vector<std::uint32_t> index;    // per step: the node cancelled and scheduled again
+  std::vector<std::uint32_t> offset;   // per step: new deadline = now + 1 + offset
+  std::vector<std::uint32_t> refire;   // cyclic: a fired node's new deadline = now + 1 + refire[k]
+};
+
+inline w1_sequence make_w1_sequence(const w1_params& p, std::uint64_t seed) {
+  xoshiro256ss rng(seed);
+  w1_sequence s;
+  s.params = p;
+  s.initial.resize(p.timers);
+  for (auto& d : s.initial) d = rng.uniform(1, p.range);
+  const std::size_t steps = p.warm_steps + p.timed_steps;
+  s.index.resize(steps);
+  s.offset.resize(steps);
+  for (std::size_t k = 0; k < steps; ++k) {
+    s.index[k] = static_cast<std::uint32_t>(rng.uniform(0, p.timers - 1));
+    s.offset[k] = static_cast<std::uint32_t>(rng.uniform(0, p.range - 1));
+  }
+  s.refire.resize(p.refire_pool);
+  for (auto& o : s.refire) o = static_cast<std::uint32_t>(rng.uniform(0, p.range - 1));
+  return s;
+}
+
+struct w1_state {
+  std::uint64_t now = 0;
+  std::uint64_t cancelled = 0;  // cancels that found the timer pending
+  std::uint64_t reported = 0;   // sum of what advance returned
+  std::size_t refire_pos = 0;
+  std::vector<std::uint32_t> fired;  // this advance's fired nodes, rescheduled after it
+  fire_checker check;
+};
+
+// Steps [from, to) of the sequence: each step cancels its node and schedules it again; every
+// w1_steps_per_tick steps time advances one tick, and the timers that fired are scheduled again
+// from the refire pool, in fire order.
+// With `advance_ns`, each advance is timed alone and its time appended (W5).
+template <structure_adapter A>
+void run_w1_steps(A& a, const w1_sequence& s, std::size_t from, std::size_t to, w1_state& st,
+                  std::vector<double>* advance_ns = nullptr) {
+  const std::uint32_t* const index = s.index.data();
+  const std::uint32_t* const offset = s.offset.data();
+  const std::size_t mask = s.refire.size() - 1;
+  for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
+    for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
+      const std::uint32_t i = index[k];
+      st.cancelled += a.cancel(i);
+      a.schedule(i, st.now + 1 + offset[k]);
+    }
+    const std::uint64_t now = ++st.now;
+    st.fired.clear();
+    const auto fire = [&](std::uint32_t i) {
+      st.check.on_fire(a.payload(i), i, now);
+      st.fired.push_back(i);
+    };
+    if (advance_ns == nullptr) {
+      st.reported += a.advance(now, fire);
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      st.reported += a.advance(now, fire);
+      const auto t1 = std::chrono::steady_clock::now();
+      advance_ns->push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+    }
+    for (const std::uint32_t i : st.fired) {
+      a.schedule(i, now + 1 + s.refire[st.refire_pos++ & mask]);
+    }
+  }
+}
+
+// After a W1 run: every timer pending, at the deadline last asked for, after now, and the
+// structure's next deadline the true earliest.
+template <structure_adapter A>
+std::string verify_w1(const A& a, const w1_sequence& s, const w1_state& st) {
+  std::string e = st.check.error();
+  const std::size_t steps = s.params.warm_steps + s.params.timed_steps;
+  if (st.cancelled != steps) {
+    e += std::to_string(steps - st.cancelled) + " cancels missed a pending timer; ";
+  }
+  if (st.reported != st.check.fired) {
+    e += "advance returned " + std::to_string(st.reported) + " but fired " +
+         std::to_string(st.check.fired) + "; ";
+  }
+  if (a.size() != s.params.timers) e += "size " + std::to_string(a.size()) + " after run; ";
+  std::uint64_t earliest = std::numeric_limits<std::uint64_t>::max();
+  std::size_t bad = 0;
+  for (std::uint32_t i = 0; i < s.params.timers; ++i) {
+    const std::uint64_t d = a.payload(i).requested;
+    bad += !a.pending(i) || d <= st.now || a.hook_deadline(i) != d;
+    earliest = std::min(earliest, d);
+  }
+  if (bad) e += std::to_string(bad) + " timers not pending at their deadline after run; ";
+  if (a.next_deadline() != std::optional<std::uint64_t>(earliest)) {
+    e += "next_deadline() is not the earliest deadline; ";
+  }
+  try {
+    a.check_invariants();
+  } catch (const std::exception& ex) {
+    e += std::string("check_invariants: ") + ex.what() + "; ";
+  }
+  return e;
+}
+
+// One W1 run: build the N timers, run the warm-up steps, time the rest, verify.
+template <structure_adapter A>
+run_result run_w1(const w1_sequence& s) {
+  const w1_params& p = s.params;
+  A a(p.timers);
+  for (std::uint32_t i = 0; i < p.timers; ++i) a.schedule(i, s.initial[i]);
+  w1_state st;
+  st.fired.reserve(1024);
+  run_w1_steps(a, s, 0, p.warm_steps, st);
+  const auto t0 = std::chrono::steady_clock::now();
+  run_w1_steps(a, s, p.warm_steps, p.warm_steps + p.timed_steps, st);
+  const auto t1 = std::chrono::steady_clock::now();
+  run_result r;
+  r.seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.ops = p.timed_steps;
+  r.fired = st.check.fired;
+  r.checksum = st.check.checksum;
+  r.error = verify_w1(a, s, st);
+  return r;
+}
+
+// The floor: the same steps touching only the deadline in each step's node. Returns the sum of
+// the deadlines it read, which the caller compares across repetitions.
+inline run_result run_w1_floor(const w1_sequence& s) {
+  const w1_params& p = s.params;
+  std::vector<floor_node> nodes(p.timers);
+  for (std::size_t i = 0; i < p.timers; ++i) nodes[i].payload.requested = s.initial[i];
+  std::uint64_t now = 0;
+  std::uint64_t sum = 0;
+  auto steps = [&](std::size_t from, std::size_t to) {
+    for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
+      for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
+        bench_payload& q = nodes[s.index[k]].payload;
+        sum += q.requested;
+        q.requested = now + 1 + s.offset[k];
+      }
+      ++now;
+    }
+  };
+  steps(0, p.warm_steps);
+  const auto t0 = std::chrono::steady_clock::now();
+  steps(p.warm_steps, p.warm_steps + p.timed_steps);
+  const auto t1 = std::chrono::steady_clock::now();
+  run_result r;
+  r.seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.ops = p.timed_steps;
+  r.checksum = sum;
+  return r;
+}
+
+}  // namespace timerwheel_bench

@@ -1,0 +1,41 @@
+// W4 memory: bytes per pending timer at N timers, structure included: what the structure holds
+// from operator new once N timers are scheduled (uniform [1, R]; the nodes themselves left out),
+// divided by N, plus what it keeps inside each timer's object (the hook).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../alloc_count.hpp"
+#include "check.hpp"
+
+namespace timerwheel_bench {
+
+struct memory_result {
+  double bytes_per_timer = 0;
+  double structure_bytes_per_timer = 0;  // allocated by the structure, per timer
+  std::size_t hook_bytes = 0;
+  std::string error;
+};
+
+template <structure_adapter A>
+memory_result run_w4(const std::vector<std::uint64_t>& deadlines) {
+  const std::size_t n = deadlines.size();
+  const std::ptrdiff_t before = live_heap_bytes();
+  memory_result m;
+  {
+    A a(n);
+    for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, deadlines[i]);
+    const std::ptrdiff_t held = live_heap_bytes() - before -
+                                static_cast<std::ptrdiff_t>(n * sizeof(typename A::node));
+    if (a.size() != n) m.error = "size " + std::to_string(a.size()) + " after scheduling; ";
+    m.structure_bytes_per_timer = static_cast<double>(held) / static_cast<double>(n);
+    m.hook_bytes = A::hook_bytes;
+    m.bytes_per_timer = m.structure_bytes_per_timer + static_cast<double>(A::hook_bytes);
+  }
+  return m;
+}
+
+}  // namespace timerwheel_bench
