@@ -2,9 +2,8 @@
 // malloc_usable_size and an add per allocation, for every structure alike.
 #include "alloc_count.hpp"
 
-#include <malloc.h>
-
 #include <cstdlib>
+#include <malloc.h>
 #include <new>
 
 namespace {

@@ -9,11 +9,10 @@
 //   WORKLOAD   W1 (N timers, R = 2^20, STEPS cancel+schedule steps)
 //              W2 (N timers uniform [1, 2^20], fired in steps of R/1024; STEPS ignored)
 // Prints the number of operations and the checksum of what fired.
-#include <valgrind/callgrind.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <valgrind/callgrind.h>
 
 #include "adapters/heaps.hpp"
 #include "adapters/wheel.hpp"

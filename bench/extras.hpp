@@ -39,7 +39,8 @@ inline extra_row make_extra_row(std::string workload, std::string params, std::s
 template <class A>
 extra_row w4_row(const std::vector<std::uint64_t>& deadlines, std::uint64_t range,
                  const std::string& params) {
-  extra_row r = make_extra_row("W4 memory", params, A::name, "bytes per pending timer (structure + hook)");
+  extra_row r =
+      make_extra_row("W4 memory", params, A::name, "bytes per pending timer (structure + hook)");
   constexpr limits l = limits_of<A>();
   if (deadlines.size() > l.max_timers || range > l.max_range) {
     r.skipped = std::string("hopeless at this size: ") + l.why;
@@ -177,8 +178,8 @@ std::vector<extra_row> paper_rows(std::size_t n, std::uint64_t seed, bool quick)
   error += check.error();
   const auto due = static_cast<std::uint64_t>(
       std::count_if(base.begin(), base.end(), [&](std::uint64_t d) { return d <= now; }));
-  if (check.fired != due) error += "fired " + std::to_string(check.fired) + " of " +
-                                   std::to_string(due) + " due; ";
+  if (check.fired != due)
+    error += "fired " + std::to_string(check.fired) + " of " + std::to_string(due) + " due; ";
   const paper_claims c = claims_of<A>();
   std::vector<extra_row> rows;
   auto add = [&](const char* op, const char* claim, std::vector<double>& v) {

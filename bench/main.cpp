@@ -90,16 +90,14 @@ using compared =
               tb::basic_wheel, tb::hashed_sorted, tb::hashed_unordered, tb::hierarchical>;
 using start_stop_compared =
     type_list<tb::as_start_stop<heap>, tb::as_start_stop<wheel6>, tb::as_start_stop<wheel8>,
-              tb::as_start_stop<tb::heap4>, tb::libevent_timers, tb::libuv_timers,
-              tb::asio_timers>;
+              tb::as_start_stop<tb::heap4>, tb::libevent_timers, tb::libuv_timers, tb::asio_timers>;
 #else
 using compared =
     type_list<heap, wheel6, wheel8, tb::heap4, tb::lazy_pq, tb::multiset, tb::unordered_list,
               tb::ordered_list, tb::ref_binary_heap, tb::basic_wheel, tb::hashed_sorted,
               tb::hashed_unordered, tb::hierarchical>;
-using start_stop_compared =
-    type_list<tb::as_start_stop<heap>, tb::as_start_stop<wheel6>, tb::as_start_stop<wheel8>,
-              tb::as_start_stop<tb::heap4>>;
+using start_stop_compared = type_list<tb::as_start_stop<heap>, tb::as_start_stop<wheel6>,
+                                      tb::as_start_stop<wheel8>, tb::as_start_stop<tb::heap4>>;
 #endif
 
 // ---------------------------------------------------------------------------------------------
@@ -112,7 +110,7 @@ struct options {
   std::string out = "results";
   bool all_heaps = false;
   bool interleave = true;
-  bool extras = true;  // W4, W5 and the paper table
+  bool extras = true;      // W4, W5 and the paper table
   bool list_only = false;  // --benchmark_list_tests: nothing is run
 };
 
@@ -357,14 +355,14 @@ std::string skip_reason(std::size_t timers, std::uint64_t range, shape sh = shap
   if (timers > l.max_timers) why = "beyond N=" + pow10_or_int(l.max_timers);
   if (range > l.max_range) why = "beyond R=" + pow2_or_int(l.max_range);
   if (tick_steps && timers > l.max_timers_tick_steps) {
-    why = l.max_timers_tick_steps == 0 ? "1-tick steps" : "1-tick steps beyond N=" +
-                                                             pow10_or_int(l.max_timers_tick_steps);
+    why = l.max_timers_tick_steps == 0
+              ? "1-tick steps"
+              : "1-tick steps beyond N=" + pow10_or_int(l.max_timers_tick_steps);
   }
   return why.empty() ? why : why + ": " + l.why;
 }
 
-void add_skipped(std::string workload, std::string params, std::string structure,
-                 std::string why) {
+void add_skipped(std::string workload, std::string params, std::string structure, std::string why) {
   auto c = std::make_unique<bench_case>();
   c->workload = std::move(workload);
   c->params = std::move(params);
@@ -423,15 +421,15 @@ void register_all(const options& o) {
     const std::string w = "W1 churn";
     if (o.quick && z.range > (std::uint64_t{1} << 20)) {
       // Quick mode: R = 2^32 for the wheel and the baseline only.
-      add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, wheel8>{}, w, params, unit,
-                                      data, w1_run, z.timers, z.range);
+      add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, wheel8>{}, w, params, unit, data,
+                                      w1_run, z.timers, z.range);
     } else {
       add_structures<tb::w1_sequence>(o, compared{}, w, params, unit, data, w1_run, z.timers,
                                       z.range);
     }
     if (o.all_heaps) {
-      add_structures<tb::w1_sequence>(o, type_list<heap_nodekey>{}, w, params, unit, data,
-                                      w1_run, z.timers, z.range);
+      add_structures<tb::w1_sequence>(o, type_list<heap_nodekey>{}, w, params, unit, data, w1_run,
+                                      z.timers, z.range);
     }
     auto ref = [data]() -> const tb::run_result& { return data().reference; };
     add_case(
@@ -447,14 +445,13 @@ void register_all(const options& o) {
     p.timed_steps = round_steps((o.quick ? z.quick_steps : z.full_steps) / 2);
     p.warm_steps = round_steps(p.timed_steps / 10);
     const std::string params = "N=" + pow10_or_int(z.timers) + " R=" + pow2_or_int(z.range);
-    auto data = lazy_workload<tb::w1_sequence>(
-        p, tb::derive_seed(o.seed, "W1ss " + params), tb::make_w1_sequence,
-        tb::run_startstop<tb::as_start_stop<heap>>);
+    auto data = lazy_workload<tb::w1_sequence>(p, tb::derive_seed(o.seed, "W1ss " + params),
+                                               tb::make_w1_sequence,
+                                               tb::run_startstop<tb::as_start_stop<heap>>);
     const auto run = []<class S>(const tb::w1_sequence& s) { return tb::run_startstop<S>(s); };
-    add_structures<tb::w1_sequence>(
-        o, start_stop_compared{},
-        "W1 start/stop", params, "ns per stop+start pair, no advance", data, run, z.timers,
-        z.range);
+    add_structures<tb::w1_sequence>(o, start_stop_compared{}, "W1 start/stop", params,
+                                    "ns per stop+start pair, no advance", data, run, z.timers,
+                                    z.range);
   }
 
   // W2 expiry.
@@ -509,8 +506,8 @@ void register_all(const options& o) {
       const std::string params = "N=" + pow10_or_int(n) + " " + tb::w6_dist_name(d);
       auto data = lazy_workload<tb::w6_sequence>(p, tb::derive_seed(o.seed, "W6 " + params),
                                                  tb::make_w6_sequence, tb::run_w6<heap>);
-      add_structures<tb::w6_sequence>(o, compared{}, "W6 hold", params, "ns per hold", data,
-                                      w6_run, n, 1 << 20, shape::hold);
+      add_structures<tb::w6_sequence>(o, compared{}, "W6 hold", params, "ns per hold", data, w6_run,
+                                      n, 1 << 20, shape::hold);
     }
   }
 }
@@ -536,8 +533,8 @@ void add_extra(const tb::extra_row& e) {
     c->failed = true;
     c->error = e.error;
     g_failed = true;
-    std::cerr << "FAILED " << e.workload << " " << e.params << " " << e.structure << ": "
-              << e.error << "\n";
+    std::cerr << "FAILED " << e.workload << " " << e.params << " " << e.structure << ": " << e.error
+              << "\n";
   }
   g_cases.push_back(std::move(c));
 }
@@ -737,8 +734,9 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   }
   mode += " for the four sizes";
   if (o.quick) {
-    mode += "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
-            "wheels and the heap), W1 start/stop at N=1e5, W2 up to N=1e5, W6 exponential only";
+    mode +=
+        "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
+        "wheels and the heap), W1 start/stop at N=1e5, W2 up to N=1e5, W6 exponential only";
   }
   os << "\n=== timerwheel benchmark ===\n"
      << "machine:  " << read_first("/proc/cpuinfo", "model name") << ", "
@@ -778,8 +776,7 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
     std::snprintf(line, sizeof line, "%-14s %-18s %-15s %10s %10s %10s %8s %8s  %s\n",
                   r.c->workload.c_str(), r.c->params.c_str(), r.c->structure.c_str(),
                   fmt(r.f.median, 1).c_str(), fmt(r.f.min, 1).c_str(), fmt(r.f.max, 1).c_str(),
-                  fmt(r.x_heap, 3).c_str(), fmt(r.x_floor, 2).c_str(),
-                  status_of(*r.c).c_str());
+                  fmt(r.x_heap, 3).c_str(), fmt(r.x_floor, 2).c_str(), status_of(*r.c).c_str());
     os << line;
   }
 
@@ -842,8 +839,9 @@ void print_paper_table(std::ostream& os, const std::vector<row>& rows) {
     const auto& m = cells[key];
     const row* any = m.begin()->second;
     const std::string claim = any->c->unit.substr(any->c->unit.find("paper: ") + 7);
-    std::snprintf(line, sizeof line, "%-15s %-12s %-16s", key.first == last ? "" : key.first.c_str(),
-                  key.second.substr(6).c_str(), claim.c_str());
+    std::snprintf(line, sizeof line, "%-15s %-12s %-16s",
+                  key.first == last ? "" : key.first.c_str(), key.second.substr(6).c_str(),
+                  claim.c_str());
     last = key.first;
     os << line;
     for (const auto& n : ns) {

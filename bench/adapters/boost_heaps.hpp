@@ -4,7 +4,6 @@
 
 #include <boost/heap/d_ary_heap.hpp>
 #include <boost/heap/pairing_heap.hpp>
-
 #include <functional>
 
 #include "keyed.hpp"

@@ -6,18 +6,16 @@
 // the workload calls every 100 steps). Ticks are milliseconds, one hour added.
 #pragma once
 
-#include <event2/event.h>
-#include <uv.h>
-
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <event2/event.h>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <uv.h>
 #include <vector>
 
 namespace timerwheel_bench {

@@ -17,9 +17,8 @@ struct wheel8_name {
 };
 
 template <class Config, class Name>
-using wheel_adapter =
-    intrusive_adapter<timerwheel::wheel<Config>, typename timerwheel::wheel<Config>::hook_type,
-                      Name>;
+using wheel_adapter = intrusive_adapter<timerwheel::wheel<Config>,
+                                        typename timerwheel::wheel<Config>::hook_type, Name>;
 
 using wheel8_config = timerwheel::levels<std::uint64_t, 8, 8, 8, 8, 8, 8, 8, 8>;
 using wheel6 = wheel_adapter<timerwheel::default_config, wheel6_name>;

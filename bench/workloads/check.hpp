@@ -65,7 +65,7 @@ struct run_result {
   std::uint64_t ops = 0;  // W1: steps (cancel+schedule pairs); W3: advance calls
   std::uint64_t fired = 0;
   std::uint64_t checksum = 0;
-  std::string error;  // empty when every check passed
+  std::string error;         // empty when every check passed
   double part_seconds = -1;  // a second figure of the same run (W2: the firing alone), if any
 };
 

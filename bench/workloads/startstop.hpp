@@ -19,9 +19,9 @@ namespace timerwheel_bench {
 template <class S>
 concept start_stop_timers = requires(S& s, std::uint32_t i, std::uint64_t ticks) {
   { S::name } -> std::convertible_to<const char*>;
-  s.start(i, ticks);                       // (re)start timer i, ticks from the start
-  { s.stop(i) } -> std::same_as<bool>;     // whether it was pending
-  s.poll();                                // let the loop run what stopping queued
+  s.start(i, ticks);                            // (re)start timer i, ticks from the start
+  { s.stop(i) } -> std::same_as<bool>;          // whether it was pending
+  s.poll();                                     // let the loop run what stopping queued
   { s.finish() } -> std::same_as<std::string>;  // errors found at the end
 };
 

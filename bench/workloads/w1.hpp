@@ -17,7 +17,6 @@
 
 namespace timerwheel_bench {
 
-
 inline constexpr std::size_t w1_steps_per_tick = 100;
 
 struct w1_params {

@@ -17,7 +17,6 @@
 
 namespace timerwheel_bench {
 
-
 struct w3_params {
   std::size_t timers;  // 1,000
   std::uint64_t span;  // timers uniform [1, span]; time goes 0 -> span

@@ -28,8 +28,8 @@ memory_result run_w4(const std::vector<std::uint64_t>& deadlines) {
   {
     A a(n);
     for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, deadlines[i]);
-    const std::ptrdiff_t held = live_heap_bytes() - before -
-                                static_cast<std::ptrdiff_t>(n * sizeof(typename A::node));
+    const std::ptrdiff_t held =
+        live_heap_bytes() - before - static_cast<std::ptrdiff_t>(n * sizeof(typename A::node));
     if (a.size() != n) m.error = "size " + std::to_string(a.size()) + " after scheduling; ";
     m.structure_bytes_per_timer = static_cast<double>(held) / static_cast<double>(n);
     m.hook_bytes = A::hook_bytes;

@@ -21,9 +21,12 @@ enum class w6_dist { exponential, uniform, bimodal };
 
 inline const char* w6_dist_name(w6_dist d) {
   switch (d) {
-    case w6_dist::exponential: return "exp";
-    case w6_dist::uniform: return "unif";
-    case w6_dist::bimodal: return "bimodal";
+    case w6_dist::exponential:
+      return "exp";
+    case w6_dist::uniform:
+      return "unif";
+    case w6_dist::bimodal:
+      return "bimodal";
   }
   return "?";
 }
@@ -48,10 +51,11 @@ inline std::uint32_t w6_draw(xoshiro256ss& rng, w6_dist d) {
       const double x = std::ceil(-1000.0 * std::log(u));
       return static_cast<std::uint32_t>(std::clamp(x, 1.0, 1e6));
     }
-    case w6_dist::uniform: return static_cast<std::uint32_t>(rng.uniform(1, 2000));
+    case w6_dist::uniform:
+      return static_cast<std::uint32_t>(rng.uniform(1, 2000));
     case w6_dist::bimodal:
       return static_cast<std::uint32_t>(rng.uniform(0, 99) < 95 ? rng.uniform(1, 100)
-                                                                 : rng.uniform(1, 18000));
+                                                                : rng.uniform(1, 18000));
   }
   return 1;
 }
