@@ -3,7 +3,8 @@
 # Usage: scripts/deps.sh [extra-package...]     (quiet when nothing is missing)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev "$@")
+# clang and libclang-rt-14-dev (libFuzzer's runtime): scripts/fuzz.sh.
+packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev "$@")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps.sh: dpkg not found (not Debian?); install manually: ${packages[*]}" >&2
