@@ -1,8 +1,9 @@
 // Package test consumer: schedule one timer, advance past it, and succeed
 // only if it fired exactly once.
+#include <timerwheel/timerwheel.hpp>
+
 #include <cstddef>
 #include <cstdio>
-#include <timerwheel/timerwheel.hpp>
 
 int main() {
   timerwheel::timer_hook hook;
