@@ -32,8 +32,9 @@ struct timer_id {
 // geometrically and never moves them, so once it has reached a size no
 // operation allocates. Times are absolute ticks. Not thread-safe.
 //
-// PERFORMANCE NOTE: a node is the wheel's 24-byte hook, its index and
-// generation, and the value: 40 bytes for an 8-byte T.
+// PERFORMANCE NOTE: a node is the wheel's 24-byte hook and the value, 32
+// bytes for an 8-byte T; each node's 4-byte generation lives in an array
+// beside its chunk, so a pending timer costs 36 bytes plus the pool's slack.
 template <class T, class Config = default_config>
 class timer_queue {
  public:
@@ -45,8 +46,6 @@ class timer_queue {
   using hook_type = basic_timer_hook<tick_type>;
 
   struct node : hook_type {
-    std::uint32_t index = 0;
-    std::uint32_t generation = 1;  // never 0, so no node matches timer_id{}
     union {
       T value;
       std::uint32_t next_free;  // while idle: the next idle node, or none_
@@ -85,23 +84,23 @@ class timer_queue {
   // room. Throws what growing the pool or moving `value` throws, changing
   // nothing.
   timer_id schedule(tick_type deadline, T value) {
-    node& n = acquire(std::move(value));
-    wheel_.schedule(n, deadline);
-    return {n.index, n.generation};
+    const std::uint32_t index = acquire(std::move(value));
+    wheel_.schedule(at(index), deadline);
+    return {index, generation(index)};
   }
 
   // Schedules at the tick of [earliest, latest] with the most trailing zero
   // bits (see wheel::schedule_in_range). Throws std::invalid_argument when
   // `earliest` is after `latest`, changing nothing.
   timer_id schedule_in_range(tick_type earliest, tick_type latest, T value) {
-    node& n = acquire(std::move(value));
+    const std::uint32_t index = acquire(std::move(value));
     try {
-      wheel_.schedule_in_range(n, earliest, latest);
+      wheel_.schedule_in_range(at(index), earliest, latest);
     } catch (...) {
-      release(n);
+      release(at(index), index);
       throw;
     }
-    return {n.index, n.generation};
+    return {index, generation(index)};
   }
 
   // Cancels the timer and destroys its value. Returns false, touching
@@ -110,7 +109,7 @@ class timer_queue {
     node* n = find(id);
     if (n == nullptr) return false;
     wheel_.cancel(*n);
-    release(*n);
+    release(*n, id.index);
     return true;
   }
 
@@ -159,9 +158,10 @@ class timer_queue {
     hook_type* h = wheel_.take_expired();
     if (h == nullptr) return std::nullopt;
     node& n = static_cast<node&>(*h);
-    std::optional<std::pair<timer_id, T>> taken(std::in_place, timer_id{n.index, n.generation},
+    const std::uint32_t index = index_of(n);
+    std::optional<std::pair<timer_id, T>> taken(std::in_place, timer_id{index, generation(index)},
                                                 std::move(n.value));
-    release(n);
+    release(n, index);
     return taken;
   }
 
@@ -180,7 +180,7 @@ class timer_queue {
       node& n = at(static_cast<std::uint32_t>(i));
       if (n.pending()) {
         wheel_.cancel(n);
-        release(n);
+        release(n, static_cast<std::uint32_t>(i));
       }
     }
   }
@@ -190,7 +190,8 @@ class timer_queue {
   void for_each_pending(F&& f) const {
     wheel_.for_each_pending([&](const hook_type& h) {
       const node& n = static_cast<const node&>(h);
-      f(timer_id{n.index, n.generation}, n.value);
+      const std::uint32_t index = index_of(n);
+      f(timer_id{index, generation(index)}, n.value);
     });
   }
 
@@ -200,7 +201,9 @@ class timer_queue {
     std::size_t live = 0;
     for (std::size_t i = 0; i < capacity_; ++i) {
       const node& n = at(static_cast<std::uint32_t>(i));
-      if (n.index != i) throw std::logic_error("timerwheel: invariant broken: a node's index");
+      if (index_of(n) != i) throw std::logic_error("timerwheel: invariant broken: a node's index");
+      if (generation(static_cast<std::uint32_t>(i)) == 0)
+        throw std::logic_error("timerwheel: invariant broken: a generation of 0");
       live += n.pending() ? 1 : 0;
     }
     if (live != wheel_.size())
@@ -217,18 +220,46 @@ class timer_queue {
   static constexpr std::uint32_t none_ = ~std::uint32_t{0};
   static constexpr std::size_t first_chunk_ = 64;  // chunk c holds 64 << c nodes
 
-  // Chunk c starts at index 64 * (2^c - 1).
+  // Chunk c holds the nodes of indices from 64 * (2^c - 1) on, and their
+  // generations (never 0, so no node matches timer_id{}).
+  struct chunk {
+    std::unique_ptr<node[]> nodes;
+    std::unique_ptr<std::uint32_t[]> generations;
+  };
+
+  static unsigned chunk_of(std::uint32_t index) noexcept {
+    return static_cast<unsigned>(std::bit_width(std::size_t{index} / first_chunk_ + 1)) - 1;
+  }
+  static std::size_t chunk_start(unsigned c) noexcept {
+    return first_chunk_ * ((std::size_t{1} << c) - 1);
+  }
+
   node& at(std::uint32_t index) const noexcept {
-    const std::size_t scaled = index / first_chunk_ + 1;
-    const unsigned chunk = static_cast<unsigned>(std::bit_width(scaled)) - 1;
-    const std::size_t offset = index - first_chunk_ * ((std::size_t{1} << chunk) - 1);
-    return chunks_[chunk][offset];
+    const unsigned c = chunk_of(index);
+    return chunks_[c].nodes[index - chunk_start(c)];
+  }
+  std::uint32_t& generation(std::uint32_t index) const noexcept {
+    const unsigned c = chunk_of(index);
+    return chunks_[c].generations[index - chunk_start(c)];
+  }
+
+  // The index of a node, from its address: the largest chunks, which hold
+  // most nodes, are tried first.
+  std::uint32_t index_of(const node& n) const noexcept {
+    const auto address = reinterpret_cast<std::uintptr_t>(&n);
+    for (unsigned c = static_cast<unsigned>(chunks_.size()); c-- > 0;) {
+      const std::uintptr_t offset =
+          address - reinterpret_cast<std::uintptr_t>(chunks_[c].nodes.get());
+      if (offset < (first_chunk_ << c) * sizeof(node))
+        return static_cast<std::uint32_t>(chunk_start(c) + offset / sizeof(node));
+    }
+    return none_;  // not reached: every node lives in a chunk
   }
 
   node* find(timer_id id) const noexcept {
     if (id.index >= capacity_) return nullptr;
     node& n = at(id.index);
-    return n.generation == id.generation && n.pending() ? &n : nullptr;
+    return generation(id.index) == id.generation && n.pending() ? &n : nullptr;
   }
 
   void grow() {
@@ -236,45 +267,50 @@ class timer_queue {
     if (capacity_ + count > none_)
       throw std::length_error("timerwheel: timer_queue: more than 2^32 - 1 timers");
     chunks_.reserve(chunks_.size() + 1);
-    auto chunk = std::make_unique<node[]>(count);
+    chunk fresh{std::make_unique<node[]>(count), std::make_unique<std::uint32_t[]>(count)};
     // Link the new nodes in index order in front of the idle list.
     for (std::size_t i = 0; i < count; ++i) {
-      chunk[i].index = static_cast<std::uint32_t>(capacity_ + i);
-      chunk[i].next_free = i + 1 < count ? static_cast<std::uint32_t>(capacity_ + i + 1) : free_;
+      fresh.nodes[i].next_free =
+          i + 1 < count ? static_cast<std::uint32_t>(capacity_ + i + 1) : free_;
+      fresh.generations[i] = 1;
     }
     free_ = static_cast<std::uint32_t>(capacity_);
-    chunks_.push_back(std::move(chunk));
+    chunks_.push_back(std::move(fresh));
     capacity_ += count;
   }
 
-  node& acquire(T&& value) {
+  // Takes an idle node, constructs the value in it and returns its index.
+  std::uint32_t acquire(T&& value) {
     if (free_ == none_) grow();
-    node& n = at(free_);
+    const std::uint32_t index = free_;
+    node& n = at(index);
     const std::uint32_t next = n.next_free;
     ::new (static_cast<void*>(std::addressof(n.value))) T(std::move(value));
     free_ = next;
-    return n;
+    return index;
   }
 
   // Destroys the value of an unlinked node and makes every id of it stale.
-  void release(node& n) noexcept {
+  void release(node& n, std::uint32_t index) noexcept {
     n.value.~T();
-    if (++n.generation == 0) n.generation = 1;
+    std::uint32_t& g = generation(index);
+    if (++g == 0) g = 1;
     n.next_free = free_;
-    free_ = n.index;
+    free_ = index;
   }
 
   template <class F>
   void fire(node& n, F& f) {
-    const timer_id id{n.index, n.generation};
+    const std::uint32_t index = index_of(n);
+    const timer_id id{index, generation(index)};
     T value(std::move(n.value));
-    release(n);
+    release(n, index);
     f(id, std::move(value));
   }
 
   // Declared before the wheel: the wheel unlinks its hooks, which live in
   // these chunks, before the chunks are freed.
-  std::vector<std::unique_ptr<node[]>> chunks_;
+  std::vector<chunk> chunks_;
   std::size_t capacity_ = 0;
   std::uint32_t free_ = none_;
   wheel<Config> wheel_;

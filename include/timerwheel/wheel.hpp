@@ -35,15 +35,27 @@
 // order into empty slots. So a level-0 slot, drained front to back, fires
 // equal deadlines first-scheduled first.
 //
+// Spreading cascades: a coarse slot of thousands of timers would cascade in
+// one advance. So every level keeps a spare bank of slots, and each advance
+// that does work also moves a few timers (stage_budget per level), oldest
+// first, from the next slot of each level into the spare bank of the level
+// below, split by that level's slots as they will be placed when the slot
+// starts. When it starts, the spare bank becomes the active one (an O(1)
+// swap) and only what was not moved yet cascades. Moving oldest first keeps
+// scheduling order: whatever sits deeper was scheduled earlier. The next
+// slot of a level in its last slot is slot 0 of its own spare bank, being
+// filled from the level above, so the timers of a slot move down one level
+// at a time, each ahead of its own start.
+//
 // A configuration whose levels do not cover the tick type keeps a far list of
 // the timers beyond its top level, re-examined when now enters a new block of
 // the top level's span (ccan/timer's `far`). Narrow ticks wrap: instants are
 // read as the nearest one to now, and the top level is scanned cyclically.
 //
 // Costs (n pending timers, L levels): schedule and cancel O(1); advance
-// O(L + timers fired + timers cascaded), whatever the ticks elapsed, and O(1)
-// for an advance to before a cached lower bound of the next slot start;
-// next_deadline O(L + timers in the earliest slot).
+// O(L * stage_budget + timers fired + timers cascaded), whatever the ticks
+// elapsed, and O(1) for an advance to before a cached lower bound of the
+// next slot start; next_deadline O(L + timers in the earliest slots).
 #pragma once
 
 #include <algorithm>
@@ -84,6 +96,7 @@ class wheel {
   // An empty wheel whose time is `now` (ticks). O(slots). Throws nothing.
   explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
+    for (unsigned k = 0; k < layout::count; ++k) base_[k] = layout::bank_base[k];
     detail::list_init(far_);
     detail::list_init(expired_);
   }
@@ -161,6 +174,7 @@ class wheel {
     std::size_t fired = drain(expired_, on_expired);
     fired += collect(to, [&](hook_type& timer) { on_expired(timer); });
     now_ = to;
+    stage();
     return fired;
   }
 
@@ -179,6 +193,7 @@ class wheel {
       ++size_;
     });
     now_ = to;
+    stage();
     if (!detail::list_empty(expired_)) block_fast_path();
     return queued;
   }
@@ -196,7 +211,7 @@ class wheel {
   // The exact earliest deadline (ticks) of a pending timer: the first queued
   // one while the pull form's queue is not empty; none when empty. Timers
   // waiting in a running expire_all count as pending.
-  // O(levels + timers in the earliest slot).
+  // O(levels + timers in the earliest slots).
   std::optional<tick_type> next_deadline() const noexcept {
     if (!detail::list_empty(expired_)) return deadline_of(*expired_.next);
     std::optional<tick_type> next = earliest_held();
@@ -234,12 +249,13 @@ class wheel {
 
   // Drops every pending timer; each hook becomes idle. O(n + slots).
   void clear() noexcept {
-    for (unsigned w = 0; w < layout::total_words; ++w)
+    for (unsigned w = 0; w < layout::all_words; ++w)
       for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
         unlink_all(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
     occupied_ = {};
     summary_ = {};
     level_mask_ = 0;
+    staged_mask_ = 0;
     lower_bound_ = no_event();
     unlink_all(far_);
     unlink_all(expired_);
@@ -251,7 +267,7 @@ class wheel {
   // f may not schedule or cancel. O(n + slots).
   template <class F>
   void for_each_pending(F&& f) const {
-    for (unsigned w = 0; w < layout::total_words; ++w)
+    for (unsigned w = 0; w < layout::all_words; ++w)
       for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
         visit(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))], f);
     visit(far_, f);
@@ -335,14 +351,33 @@ class wheel {
     return static_cast<unsigned>((t >> layout::shift[level]) & layout::slot_mask[level]);
   }
 
-  static std::size_t slot_index(unsigned level, unsigned slot) noexcept {
-    return layout::slot_base[level] + slot;
+  static constexpr std::uint64_t bit(unsigned n) noexcept { return std::uint64_t{1} << n; }
+
+  // The flat index of slot `slot` of `level`'s active bank, and of its spare.
+  std::size_t slot_index(unsigned level, unsigned slot) const noexcept {
+    return base_[level] + slot;
+  }
+  std::size_t spare_base(unsigned level) const noexcept {
+    return base_[level] ^ layout::bank_toggle[level];
+  }
+
+  // Whether word `word` of the bitmap belongs to an active bank.
+  bool active_word(std::size_t word) const noexcept {
+    const unsigned level = layout::level_of_word[word];
+    return word * 64 - base_[level] < layout::bank_slots[level];
   }
 
   // The first tick of slot `slot` of `level`, which shares now's higher bits.
   tick_type slot_start(unsigned level, unsigned slot) const noexcept {
     return static_cast<tick_type>((now_ & layout::high_mask[level]) |
                                   (static_cast<tick_type>(slot) << layout::shift[level]));
+  }
+
+  // The first tick after now that starts a slot of `level` (1 or above):
+  // where the next slot of the level starts, and the block that the spare
+  // bank of the level below holds.
+  tick_type next_start(unsigned level) const noexcept {
+    return static_cast<tick_type>((now_ | tick_math::low_bits(layout::shift[level])) + 1);
   }
 
   // Links `node` where `deadline` (at or after now) belongs, at the back of
@@ -358,7 +393,7 @@ class wheel {
       list = &slots_[index];
       // A slot that holds timers is marked already: skipping the stores
       // keeps the store queue short on the hot path.
-      if (detail::list_empty(*list)) mark_occupied(level, index);
+      if (detail::list_empty(*list)) mark_occupied(level_mask_, level, index);
     } else if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_)) {
       far_lower_bound_ = deadline;
     }
@@ -396,38 +431,43 @@ class wheel {
     if (offset < sizeof(slots_)) mark_empty(offset / sizeof(link));
   }
 
-  void mark_occupied(unsigned level, std::size_t index) noexcept {
+  // Marks slot `index` of `level` occupied; `mask` is level_mask_ for an
+  // active bank, staged_mask_ for a spare one.
+  void mark_occupied(std::uint64_t& mask, unsigned level, std::size_t index) noexcept {
     const std::size_t word = index / 64;
-    occupied_[word] |= std::uint64_t{1} << (index % 64);
+    occupied_[word] |= bit(index % 64);
     if constexpr (!layout::single_word)
-      summary_[level] |= std::uint64_t{1} << (word - layout::word_offset[level]);
-    level_mask_ |= std::uint64_t{1} << level;
+      summary_[layout::bank_of_word[word]] |= bit(layout::word_in_bank[word]);
+    mask |= bit(level);
   }
 
   void mark_empty(std::size_t index) noexcept {
     const std::size_t word = index / 64;
-    occupied_[word] &= ~(std::uint64_t{1} << (index % 64));
+    occupied_[word] &= ~bit(index % 64);
     if (occupied_[word] != 0) return;
-    const unsigned level = layout::level_of_word[word];
     if constexpr (!layout::single_word) {
-      summary_[level] &= ~(std::uint64_t{1} << (word - layout::word_offset[level]));
-      if (summary_[level] != 0) return;
+      std::uint64_t& summary = summary_[layout::bank_of_word[word]];
+      summary &= ~bit(layout::word_in_bank[word]);
+      if (summary != 0) return;
     }
-    level_mask_ &= ~(std::uint64_t{1} << level);
+    const unsigned level = layout::level_of_word[word];
+    (active_word(word) ? level_mask_ : staged_mask_) &= ~bit(level);
   }
 
   bool level_occupied(unsigned level) const noexcept { return (level_mask_ >> level & 1) != 0; }
 
   bool wheel_empty() const noexcept {
-    if constexpr (layout::has_far) return level_mask_ == 0 && detail::list_empty(far_);
-    return level_mask_ == 0;
+    if constexpr (layout::has_far)
+      return (level_mask_ | staged_mask_) == 0 && detail::list_empty(far_);
+    return (level_mask_ | staged_mask_) == 0;
   }
 
-  // The first occupied slot of a non-empty `level`, scanning cyclically from
-  // slot `from`: below the top level every occupied slot is at or after
-  // now's, and the cyclic scan reads the top level across a wrap.
-  unsigned first_occupied(unsigned level, unsigned from) const noexcept {
-    const std::uint64_t* words = occupied_.data() + layout::word_offset[level];
+  // The first occupied slot of a non-empty bank that starts at flat slot
+  // `base`, scanning cyclically from slot `from`: below the top level every
+  // occupied slot of an active bank is at or after now's, and the cyclic
+  // scan reads the top level across a wrap.
+  unsigned first_occupied(std::size_t base, unsigned from) const noexcept {
+    const std::uint64_t* words = occupied_.data() + base / 64;
     if constexpr (layout::single_word) {
       const std::uint64_t ahead = words[0] & (~std::uint64_t{0} << from);
       return static_cast<unsigned>(std::countr_zero(ahead != 0 ? ahead : words[0]));
@@ -435,20 +475,35 @@ class wheel {
     const unsigned word = from / 64;
     if (const std::uint64_t ahead = words[word] & (~std::uint64_t{0} << (from % 64)))
       return word * 64 + static_cast<unsigned>(std::countr_zero(ahead));
-    const std::uint64_t summary = summary_[level];
+    const std::uint64_t summary = summary_[layout::bank_of_word[base / 64]];
     const std::uint64_t later = word + 1 < 64 ? summary & (~std::uint64_t{0} << (word + 1)) : 0;
     const unsigned next = static_cast<unsigned>(std::countr_zero(later != 0 ? later : summary));
     return next * 64 + static_cast<unsigned>(std::countr_zero(words[next]));
   }
 
-  // The earliest deadline in the levels and the far list.
+  // The earliest deadline in the levels, their spare banks and the far list.
   std::optional<tick_type> earliest_held() const noexcept {
+    std::optional<tick_type> best;
     if (level_mask_ != 0) {
       const unsigned k = static_cast<unsigned>(std::countr_zero(level_mask_));
-      const unsigned s = first_occupied(k, slot_of(now_, k));
+      const unsigned s = first_occupied(base_[k], slot_of(now_, k));
+      // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
-      return earliest_in(slots_[slot_index(k, s)]);
+      best = earliest_in(slots_[slot_index(k, s)]);
     }
+    // The spare banks, in the order of their blocks; a bank's first
+    // occupied slot holds its earliest timer.
+    for (std::uint64_t spares = staged_mask_; spares != 0; spares &= spares - 1) {
+      const unsigned j = static_cast<unsigned>(std::countr_zero(spares));
+      const tick_type block = next_start(j + 1);
+      if (best && distance(block) > distance(*best)) break;
+      const std::size_t base = spare_base(j);
+      const unsigned s = first_occupied(base, 0);
+      const tick_type first =
+          j == 0 ? static_cast<tick_type>(block | s) : earliest_in(slots_[base + s]);
+      if (!best || distance(first) < distance(*best)) best = first;
+    }
+    if (best) return best;
     if constexpr (layout::has_far)
       if (!detail::list_empty(far_)) return earliest_in(far_);
     return std::nullopt;
@@ -464,7 +519,7 @@ class wheel {
   // --- advancing ---
 
   // Moves now through every event up to `to` in time order: fires level-0
-  // timers through `sink` (unlinked, size already reduced), cascades coarse
+  // timers through `sink` (unlinked, size already reduced), turns to coarse
   // slots and brings far timers down. Leaves now at the last event; the
   // caller sets now = to. Returns how many timers it handed to `sink`.
   template <class Sink>
@@ -475,7 +530,7 @@ class wheel {
         lower_bound_ = no_event();
         break;
       }
-      if (layout::has_far && level_mask_ == 0) {
+      if (layout::has_far && (level_mask_ | staged_mask_) == 0) {
         // Only far timers: jump to the top-level block of the earliest.
         const auto turn =
             static_cast<tick_type>(far_lower_bound_ & layout::event_mask[layout::count]);
@@ -487,20 +542,35 @@ class wheel {
         pull_far();
         continue;
       }
-      const unsigned level = static_cast<unsigned>(std::countr_zero(level_mask_));
-      const unsigned slot = first_occupied(level, slot_of(now_, level));
-      const tick_type start = slot_start(level, slot);
+      // The next event: the first occupied slot of the lowest non-empty
+      // level, or the block of the lowest spare bank in use if it starts
+      // earlier (it may, when the level's next slot has been moved out).
+      unsigned level = 0;
+      unsigned slot = 0;
+      tick_type start{};
+      if (level_mask_ != 0) {
+        level = static_cast<unsigned>(std::countr_zero(level_mask_));
+        slot = first_occupied(base_[level], slot_of(now_, level));
+        start = slot_start(level, slot);
+      }
+      if (staged_mask_ != 0) {
+        const tick_type block =
+            next_start(static_cast<unsigned>(std::countr_zero(staged_mask_)) + 1);
+        if (level_mask_ == 0 || distance(block) < distance(start)) {
+          start = block;
+          level = 1;  // a turn, not a firing
+        }
+      }
       if (distance(start) > distance(to)) {
         lower_bound_ = start;
         break;
       }
       now_ = lower_bound_ = start;
-      link& sentinel = slots_[slot_index(level, slot)];
       if (level != 0) {
-        cascade(sentinel);
+        turn(start);
         continue;
       }
-      link& node = *sentinel.next;
+      link& node = *slots_[slot_index(0, slot)].next;
       unlink(node);
       --size_;
       ++fired;
@@ -509,9 +579,89 @@ class wheel {
     return fired;
   }
 
+  // Now has reached `start`, the first tick of a slot of level 1 or above.
+  // The spare banks holding blocks that start here become active, then every
+  // slot that starts here cascades, the lowest level first: what the spare
+  // banks brought was scheduled before anything still in a slot above it,
+  // and each cascade appends behind it.
+  void turn(tick_type start) noexcept {
+    const unsigned top = layout::level_of_start[std::countr_zero(start)];
+    for (std::uint64_t spares = staged_mask_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
+      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
+    for (unsigned level = 1; level <= top; ++level) {
+      if (!level_occupied(level)) continue;
+      link& sentinel = slots_[slot_index(level, slot_of(start, level))];
+      if (!detail::list_empty(sentinel)) cascade(sentinel);
+    }
+  }
+
+  // Makes the spare bank of `level` the active one; the active bank, empty
+  // at the start of the block the spare holds, becomes the spare.
+  void swap_banks(unsigned level) noexcept {
+    base_[level] ^= layout::bank_toggle[level];
+    const std::uint64_t b = bit(level);
+    const std::uint64_t was_active = level_mask_ & b;
+    level_mask_ = (level_mask_ & ~b) | (staged_mask_ & b);
+    staged_mask_ = (staged_mask_ & ~b) | was_active;
+  }
+
+  // The flat index of the next slot of `level` (1 or above), the one that
+  // starts at next_start(level): the following slot of the active bank, or
+  // in a level's last slot, slot 0 of its spare bank; none (the top level in
+  // its last slot) gives total_slots.
+  std::size_t next_slot(unsigned level) const noexcept {
+    const unsigned current = slot_of(now_, level);
+    if (current < layout::slot_mask[level]) return slot_index(level, current + 1);
+    if (level + 1 < layout::count) return spare_base(level);
+    return layout::all_slots;
+  }
+
+  // Spreads cascades over the advances before them: moves up to
+  // stage_budget timers of the next slot of every level from 1 up, oldest
+  // first, into the spare bank of the level below, in the slots they will
+  // take there when their slot starts.
+  void stage() noexcept {
+    for (std::uint64_t levels = (level_mask_ | staged_mask_) & ~std::uint64_t{1}; levels != 0;
+         levels &= levels - 1) {
+      const unsigned level = static_cast<unsigned>(std::countr_zero(levels));
+      const std::size_t source = next_slot(level);
+      if (source == layout::all_slots || detail::list_empty(slots_[source])) continue;
+      link& from = slots_[source];
+      const std::size_t spare = spare_base(level - 1);
+      for (unsigned n = 0; n < stage_budget && !detail::list_empty(from); ++n) {
+        link& node = *from.next;
+        detail::list_unlink(node);
+        const std::size_t target = spare + slot_of(deadline_of(node), level - 1);
+        if (detail::list_empty(slots_[target])) mark_occupied(staged_mask_, level - 1, target);
+        detail::list_push_back(slots_[target], node);
+      }
+      if (detail::list_empty(from)) mark_empty(source);
+    }
+  }
+
+  // Puts the timers of every spare bank back at the front of the slot they
+  // were moved from, lowest level first (a level's next slot may be slot 0
+  // of its own spare bank), so that the active banks alone hold them all.
+  void unstage() noexcept {
+    for (unsigned level = 1; level < layout::count && staged_mask_ != 0; ++level) {
+      if ((staged_mask_ >> (level - 1) & 1) == 0) continue;
+      const std::size_t source = next_slot(level);
+      const std::size_t spare = spare_base(level - 1);
+      for (std::size_t w = spare / 64; w < spare / 64 + layout::words[level - 1]; ++w) {
+        for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
+          detail::list_splice_front(slots_[source],
+                                    slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
+        occupied_[w] = 0;
+      }
+      if constexpr (!layout::single_word) summary_[layout::bank_of_word[spare / 64]] = 0;
+      staged_mask_ &= ~bit(level - 1);
+      mark_occupied(active_word(source / 64) ? level_mask_ : staged_mask_, level, source);
+    }
+  }
+
   // Places every timer of a coarse slot that now has reached again relative
-  // to now; each lands strictly lower, in an empty slot or behind timers of
-  // the same slot, so scheduling order is kept.
+  // to now; each lands strictly lower, behind the timers already in its
+  // slot, all of which were scheduled before it, so scheduling order is kept.
   void cascade(link& sentinel) noexcept {
     link* node = sentinel.next;
     detail::list_init(sentinel);
@@ -552,13 +702,14 @@ class wheel {
   // Moves every timer of the levels and the far list to the back of
   // `batch`, in (deadline, scheduling order).
   void gather(link& batch) noexcept {
+    unstage();
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
     };
     for (unsigned level = 0; level < layout::count; ++level) {
       const unsigned from = slot_of(now_, level);
       while (level_occupied(level)) {
-        const std::size_t index = slot_index(level, first_occupied(level, from));
+        const std::size_t index = slot_index(level, first_occupied(base_[level], from));
         if (level != 0) detail::list_sort(slots_[index], earlier);
         detail::list_splice_back(batch, slots_[index]);
         mark_empty(index);
@@ -596,10 +747,17 @@ class wheel {
       f(access::from_links<hook_type>(*n));
   }
 
-  std::array<link, layout::total_slots> slots_;
-  std::array<std::uint64_t, layout::total_words> occupied_{};
-  std::array<std::uint64_t, layout::count> summary_{};  // bit w: word w of the level is non-zero
-  std::uint64_t level_mask_ = 0;                        // bit k: level k is non-empty
+  // Timers moved per level by each advance that does work, to spread the
+  // cascades of coarse slots (see stage()).
+  static constexpr unsigned stage_budget = 4;
+
+  std::array<link, layout::all_slots> slots_;  // two banks a level
+  std::array<std::uint64_t, layout::all_words> occupied_{};
+  std::array<std::uint64_t, 2 * layout::count>
+      summary_{};                                // per bank: bit w: its word w is non-zero
+  std::array<std::size_t, layout::count> base_;  // flat index of each level's active bank
+  std::uint64_t level_mask_ = 0;                 // bit k: level k's active bank is non-empty
+  std::uint64_t staged_mask_ = 0;                // bit k: level k's spare bank is non-empty
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
   // every timer in the levels and the far list; meaningful while they hold one.
@@ -631,36 +789,57 @@ void wheel<Config>::check_invariants() const {
     fail("timers are queued but an advance could skip them");
   std::size_t counted = 0;
   std::uint64_t levels_seen = 0;
+  std::uint64_t spares_seen = 0;
   for (unsigned level = 0; level < layout::count; ++level) {
-    std::uint64_t summary = 0;
-    for (unsigned word = layout::word_offset[level]; word < layout::word_offset[level + 1];
-         ++word) {
-      for (unsigned bit = 0; bit < 64; ++bit) {
-        const std::size_t index = word * std::size_t{64} + bit;
-        const link& sentinel = slots_[index];
-        const std::size_t n = check_links(sentinel);
-        const bool marked = (occupied_[word] >> bit & 1) != 0;
-        if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
-        if (n != 0 && (index - slot_index(level, 0)) > layout::slot_mask[level])
-          fail("a timer sits in a slot beyond its level");
-        for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
-          const tick_type d = deadline_of(*p);
-          if (behind(d)) fail("a waiting timer's deadline is behind now");
-          if (level_of(d) != level) fail("a timer sits at the wrong level");
-          if (slot_index(level, slot_of(d, level)) != index) fail("a timer sits in the wrong slot");
-          const auto event = static_cast<tick_type>(d & layout::event_mask[level]);
-          if (distance(event) < distance(lower_bound_))
-            fail("the lower bound is after a slot's start");
+    for (const bool active : {true, false}) {
+      const std::size_t base = active ? base_[level] : spare_base(level);
+      if (base != layout::bank_base[level] &&
+          base != layout::bank_base[level] + layout::bank_slots[level])
+        fail("a bank starts off its level");
+      // A spare bank holds the block of the next slot of the level above.
+      const bool spare_in_use =
+          !active && level + 1 < layout::count && next_slot(level + 1) != layout::all_slots;
+      const tick_type block = spare_in_use ? next_start(level + 1) : tick_type{};
+      std::uint64_t summary = 0;
+      for (std::size_t word = base / 64; word < base / 64 + layout::words[level]; ++word) {
+        for (unsigned b = 0; b < 64; ++b) {
+          const std::size_t index = word * 64 + b;
+          const link& sentinel = slots_[index];
+          const std::size_t n = check_links(sentinel);
+          const bool marked = (occupied_[word] >> b & 1) != 0;
+          if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
+          if (n != 0 && index - base > layout::slot_mask[level])
+            fail("a timer sits in a slot beyond its level");
+          if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
+          for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
+            const tick_type d = deadline_of(*p);
+            if (behind(d)) fail("a waiting timer's deadline is behind now");
+            if (active) {
+              if (level_of(d) != level) fail("a timer sits at the wrong level");
+              if (slot_index(level, slot_of(d, level)) != index)
+                fail("a timer sits in the wrong slot");
+              const auto event = static_cast<tick_type>(d & layout::event_mask[level]);
+              if (distance(event) < distance(lower_bound_))
+                fail("the lower bound is after a slot's start");
+            } else {
+              if ((d & layout::event_mask[level + 1]) != block)
+                fail("a spare bank holds a timer outside its block");
+              if (base + slot_of(d, level) != index) fail("a timer sits in the wrong spare slot");
+              if (distance(block) < distance(lower_bound_))
+                fail("the lower bound is after a spare bank's block");
+            }
+          }
+          counted += n;
         }
-        counted += n;
+        if (occupied_[word] != 0) summary |= std::uint64_t{1} << layout::word_in_bank[word];
       }
-      if (occupied_[word] != 0) summary |= std::uint64_t{1} << (word - layout::word_offset[level]);
+      if (!layout::single_word && summary != summary_[layout::bank_of_word[base / 64]])
+        fail("a bank's summary disagrees with its words");
+      if (summary != 0) (active ? levels_seen : spares_seen) |= std::uint64_t{1} << level;
     }
-    if (!layout::single_word && summary != summary_[level])
-      fail("a level's summary disagrees with its words");
-    if (summary != 0) levels_seen |= std::uint64_t{1} << level;
   }
   if (levels_seen != level_mask_) fail("the mask of non-empty levels disagrees");
+  if (spares_seen != staged_mask_) fail("the mask of spare banks in use disagrees");
   const std::size_t far = check_links(far_);
   if (far != 0 && !layout::has_far) fail("a far list in a configuration that covers its ticks");
   for (const link* p = far_.next; p != &far_; p = p->next) {

@@ -42,22 +42,66 @@ struct layout {
   }();
   static constexpr unsigned total_words = word_offset[count];
   static constexpr unsigned total_slots = total_words * 64;
-  // With one word a level (6 bits or fewer each), word k is level k's and
+  // With one word a level (6 bits or fewer each), each bank is one word and
   // no summary of words is kept.
   static constexpr bool single_word = total_words == count;
 
-  // slot_base[k]: the flat index of level k's slot 0.
-  static constexpr std::array<std::size_t, count> slot_base = [] {
+  // Every level keeps two banks of slots: the active one, placed relative to
+  // now, and a spare that holds the next slot of the level above split ahead
+  // of time (see wheel.hpp, "Spreading cascades"). Bank b of level k starts
+  // at flat slot bank_base[k] + b * bank_slots[k]; flat slot i lies in word
+  // i / 64 of the occupancy bitmap.
+  static constexpr std::array<std::size_t, count> bank_slots = [] {
+    std::array<std::size_t, count> n{};
+    for (unsigned k = 0; k < count; ++k) n[k] = words[k] * std::size_t{64};
+    return n;
+  }();
+  static constexpr std::array<std::size_t, count> bank_base = [] {
     std::array<std::size_t, count> b{};
-    for (unsigned k = 0; k < count; ++k) b[k] = word_offset[k] * std::size_t{64};
+    for (unsigned k = 0; k < count; ++k) b[k] = 2 * word_offset[k] * std::size_t{64};
     return b;
   }();
+  // base XOR bank_toggle[k] turns the start of one bank of level k into the other's.
+  static constexpr std::array<std::size_t, count> bank_toggle = [] {
+    std::array<std::size_t, count> t{};
+    for (unsigned k = 0; k < count; ++k) t[k] = bank_base[k] ^ (bank_base[k] + bank_slots[k]);
+    return t;
+  }();
+  static constexpr unsigned all_words = 2 * total_words;
+  static constexpr std::size_t all_slots = 2 * std::size_t{total_slots};
 
-  static constexpr std::array<std::uint8_t, total_words> level_of_word = [] {
-    std::array<std::uint8_t, total_words> l{};
+  // Per word of the bitmap: its level, its bank (2k + b) and its place in the bank.
+  static constexpr std::array<std::uint8_t, all_words> level_of_word = [] {
+    std::array<std::uint8_t, all_words> l{};
     for (unsigned k = 0; k < count; ++k)
-      for (unsigned w = word_offset[k]; w < word_offset[k + 1]; ++w)
+      for (unsigned w = 2 * word_offset[k]; w < 2 * word_offset[k + 1]; ++w)
         l[w] = static_cast<std::uint8_t>(k);
+    return l;
+  }();
+  static constexpr std::array<std::uint8_t, all_words> bank_of_word = [] {
+    std::array<std::uint8_t, all_words> b{};
+    for (unsigned k = 0; k < count; ++k)
+      for (unsigned w = 0; w < 2 * words[k]; ++w)
+        b[2 * word_offset[k] + w] = static_cast<std::uint8_t>(2 * k + w / words[k]);
+    return b;
+  }();
+  static constexpr std::array<std::uint8_t, all_words> word_in_bank = [] {
+    std::array<std::uint8_t, all_words> r{};
+    for (unsigned k = 0; k < count; ++k)
+      for (unsigned w = 0; w < 2 * words[k]; ++w)
+        r[2 * word_offset[k] + w] = static_cast<std::uint8_t>(w % words[k]);
+    return r;
+  }();
+
+  // The highest level of which a tick with z trailing zero bits starts a
+  // slot (z = digits: the tick 0).
+  static constexpr std::array<std::uint8_t, digits + 1> level_of_start = [] {
+    std::array<std::uint8_t, digits + 1> l{};
+    for (unsigned z = 0; z <= digits; ++z) {
+      unsigned k = 0;
+      while (k + 1 < count && shift[k + 1] <= z) ++k;
+      l[z] = static_cast<std::uint8_t>(k);
+    }
     return l;
   }();
 
