@@ -53,6 +53,16 @@ extra_row w4_row(const std::vector<std::uint64_t>& deadlines, std::uint64_t rang
   return r;
 }
 
+inline extra_row w4_timer_queue_row(const std::vector<std::uint64_t>& deadlines,
+                                    const std::string& params) {
+  extra_row r = make_extra_row("W4 memory", params, "timer_queue",
+                               "bytes per pending timer of timer_queue<void*>, all included");
+  const memory_result m = run_w4_timer_queue(deadlines);
+  r.median = r.min = r.max = m.bytes_per_timer;
+  r.error = m.error;
+  return r;
+}
+
 // ---------------------------------------------------------------------------------------------
 // W5 tail.
 

@@ -560,6 +560,7 @@ void run_extras(const options& o) {
     std::vector<std::uint64_t> d(1'000'000);
     for (auto& x : d) x = rng.uniform(1, range);
     for_each_type(compared{}, [&]<class A>() { add_extra(tb::w4_row<A>(d, range, "N=1e6")); });
+    add_extra(tb::w4_timer_queue_row(d, "N=1e6"));
   }
   {
     tb::w1_params p{};
@@ -804,6 +805,44 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
     if (!std::isnan(per_span[0]) && !std::isnan(per_span[1])) {
       os << "  W3 " << w << " span 2^40 / span 2^21 = " << fmt(per_span[0] / per_span[1], 3)
          << " (goal: the same cost for both spans, ~1)\n";
+    }
+  }
+  // The other goals, for the default wheel.
+  const auto goal = [&](const std::string& what, double x, double limit) {
+    if (std::isnan(x)) return;
+    os << "  " << what << " = " << fmt(x, 3) << " (goal <= " << fmt(limit, 2) << ": "
+       << (x <= limit ? "met" : "MISSED") << ")\n";
+  };
+  const auto ratio = [&](const char* workload, const std::string& params, const char* a,
+                         const char* b) {
+    return median_of(rows, workload, params, a) / median_of(rows, workload, params, b);
+  };
+  for (const char* n : {"1e3", "1e5"}) {
+    const std::string params = std::string("N=") + n + " R=2^20";
+    goal("W1 " + params + " wheel6 / heap", ratio("W1 churn", params, "wheel6", "heap"), 0.15);
+  }
+  for (const char* n : {"1e3", "1e5", "1e6"}) {
+    for (const char* step : {"1", "R/1024"}) {
+      const std::string params = std::string("N=") + n + " step=" + step;
+      goal("W2 " + params + " wheel6 / heap4", ratio("W2 expiry", params, "wheel6", "heap4"), 1);
+    }
+  }
+  goal("W4 N=1e6 wheel6 bytes per timer", median_of(rows, "W4 memory", "N=1e6", "wheel6"), 24);
+  goal("W4 N=1e6 timer_queue<void*> bytes per timer",
+       median_of(rows, "W4 memory", "N=1e6", "timer_queue"), 40);
+  for (const char* stat : {"p99.9", "max"}) {
+    const std::string params = std::string("N=1e6 R=2^20 ") + stat;
+    goal("W5 " + params + " wheel6 / heap", ratio("W5 tail", params, "wheel6", "heap"), 1);
+  }
+  for (const char* n : {"1e4", "1e6"}) {
+    const std::string params = std::string("N=") + n + " exp";
+    goal("W6 " + params + " wheel6 / heap", ratio("W6 hold", params, "wheel6", "heap"), 0.5);
+  }
+  for (const char* peer : {"libevent", "libuv", "asio"}) {
+    for (const char* n : {"1e5", "1e6"}) {
+      const std::string params = std::string("N=") + n + " R=2^20";
+      goal(std::string("W1 start/stop ") + params + " wheel6 / " + peer,
+           ratio("W1 start/stop", params, "wheel6", peer), 0.1);
     }
   }
   if (g_failed) os << "\nSOME RUNS FAILED THEIR CHECKS (see FAILED above)\n";

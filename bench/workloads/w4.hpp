@@ -3,8 +3,11 @@
 // divided by N, plus what it keeps inside each timer's object (the hook).
 #pragma once
 
+#include <timerwheel/timer_queue.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,22 @@ memory_result run_w4(const std::vector<std::uint64_t>& deadlines) {
     m.structure_bytes_per_timer = static_cast<double>(held) / static_cast<double>(n);
     m.hook_bytes = A::hook_bytes;
     m.bytes_per_timer = m.structure_bytes_per_timer + static_cast<double>(A::hook_bytes);
+  }
+  return m;
+}
+
+// The owning queue: everything it allocates (pool, generations, the queue object itself), per
+// pending timer of a timer_queue<void*>.
+inline memory_result run_w4_timer_queue(const std::vector<std::uint64_t>& deadlines) {
+  const std::size_t n = deadlines.size();
+  const std::ptrdiff_t before = live_heap_bytes();
+  memory_result m;
+  {
+    auto q = std::make_unique<timerwheel::timer_queue<void*>>();
+    for (const std::uint64_t d : deadlines) (void)q->schedule(d, nullptr);
+    if (q->size() != n) m.error = "size " + std::to_string(q->size()) + " after scheduling; ";
+    m.bytes_per_timer = static_cast<double>(live_heap_bytes() - before) / static_cast<double>(n);
+    m.structure_bytes_per_timer = m.bytes_per_timer;
   }
   return m;
 }

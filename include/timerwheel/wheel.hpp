@@ -37,13 +37,14 @@
 //
 // Spreading cascades: a coarse slot of thousands of timers would cascade in
 // one advance. So every level keeps a spare bank of slots, and each advance
-// that does work also moves a few timers (stage_budget per level), oldest
-// first, from the next slot of each level into the spare bank of the level
-// below, split by that level's slots as they will be placed when the slot
-// starts. When it starts, the spare bank becomes the active one (an O(1)
-// swap) and only what was not moved yet cascades. Moving oldest first keeps
-// scheduling order: whatever sits deeper was scheduled earlier. The next
-// slot of a level in its last slot is slot 0 of its own spare bank, being
+// that does work also moves a few timers (4 to 32 per level), oldest first,
+// from the next slot of each level into the spare bank of the level below,
+// split by that level's slots as they will be placed when the slot starts.
+// Once that next slot is empty, timers scheduled into it go straight to the
+// spare bank. When it starts, the spare bank becomes the active one (an
+// O(1) swap) and only what was not moved yet cascades. Moving oldest first
+// keeps scheduling order: whatever sits deeper was scheduled earlier. The
+// next slot of a level in its last slot is slot 0 of its own spare bank,
 // filled from the level above, so the timers of a slot move down one level
 // at a time, each ahead of its own start.
 //
@@ -53,7 +54,7 @@
 // read as the nearest one to now, and the top level is scanned cyclically.
 //
 // Costs (n pending timers, L levels): schedule and cancel O(1); advance
-// O(L * stage_budget + timers fired + timers cascaded), whatever the ticks
+// O(L * max_stage_budget + timers fired + timers cascaded), whatever the ticks
 // elapsed, and O(1) for an advance to before a cached lower bound of the
 // next slot start; next_deadline O(L + timers in the earliest slots).
 #pragma once
@@ -97,6 +98,7 @@ class wheel {
   explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
     for (unsigned k = 0; k < layout::count; ++k) base_[k] = layout::bank_base[k];
+    budget_.fill(stage_budget);
     detail::list_init(far_);
     detail::list_init(expired_);
   }
@@ -292,6 +294,10 @@ class wheel {
     batch_scope& operator=(const batch_scope&) = delete;
     ~batch_scope() {
       wheel_.batch_ = nullptr;
+      if (detail::list_empty(batch_)) return;
+      // Timers the callbacks scheduled may sit in spare banks, ahead of
+      // where the older timers put back would go: bring them up first.
+      wheel_.unstage();
       wheel_.restore(batch_);
     }
 
@@ -389,11 +395,22 @@ class wheel {
     const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
-      const std::size_t index = slot_index(level, slot_of(deadline, level));
+      const unsigned slot = slot_of(deadline, level);
+      const std::size_t index = slot_index(level, slot);
       list = &slots_[index];
       // A slot that holds timers is marked already: skipping the stores
       // keeps the store queue short on the hot path.
-      if (detail::list_empty(*list)) mark_occupied(level_mask_, level, index);
+      if (detail::list_empty(*list)) {
+        if (level != 0 && slot == slot_of(now_, level) + 1 && !at_front) {
+          // The level's next slot, empty: every older timer of its block
+          // has moved to the spare bank below, so this one joins them.
+          const std::size_t spare = spare_base(level - 1) + slot_of(deadline, level - 1);
+          list = &slots_[spare];
+          if (detail::list_empty(*list)) mark_occupied(staged_mask_, level - 1, spare);
+        } else {
+          mark_occupied(level_mask_, level, index);
+        }
+      }
     } else if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_)) {
       far_lower_bound_ = deadline;
     }
@@ -616,10 +633,13 @@ class wheel {
     return layout::all_slots;
   }
 
-  // Spreads cascades over the advances before them: moves up to
-  // stage_budget timers of the next slot of every level from 1 up, oldest
-  // first, into the spare bank of the level below, in the slots they will
-  // take there when their slot starts.
+  // Spreads cascades over the advances before them: moves timers of the
+  // next slot of every level from 1 up, oldest first, into the spare bank
+  // of the level below, in the slots they will take there when their slot
+  // starts. A level moves stage_budget timers an advance, twice as many
+  // after each advance that left its next slot non-empty (timers keep
+  // arriving there), up to max_stage_budget; once the slot is empty, new
+  // timers of its block go straight to the spare bank (see place()).
   void stage() noexcept {
     for (std::uint64_t levels = (level_mask_ | staged_mask_) & ~std::uint64_t{1}; levels != 0;
          levels &= levels - 1) {
@@ -628,14 +648,20 @@ class wheel {
       if (source == layout::all_slots || detail::list_empty(slots_[source])) continue;
       link& from = slots_[source];
       const std::size_t spare = spare_base(level - 1);
-      for (unsigned n = 0; n < stage_budget && !detail::list_empty(from); ++n) {
+      std::uint8_t& budget = budget_[level];
+      for (unsigned n = 0; n < budget && !detail::list_empty(from); ++n) {
         link& node = *from.next;
         detail::list_unlink(node);
         const std::size_t target = spare + slot_of(deadline_of(node), level - 1);
         if (detail::list_empty(slots_[target])) mark_occupied(staged_mask_, level - 1, target);
         detail::list_push_back(slots_[target], node);
       }
-      if (detail::list_empty(from)) mark_empty(source);
+      if (detail::list_empty(from)) {
+        mark_empty(source);
+        budget = stage_budget;
+      } else if (budget < max_stage_budget) {
+        budget = static_cast<std::uint8_t>(budget * 2);
+      }
     }
   }
 
@@ -749,15 +775,17 @@ class wheel {
 
   // Timers moved per level by each advance that does work, to spread the
   // cascades of coarse slots (see stage()).
-  static constexpr unsigned stage_budget = 4;
+  static constexpr std::uint8_t stage_budget = 4;
+  static constexpr std::uint8_t max_stage_budget = 32;
 
   std::array<link, layout::all_slots> slots_;  // two banks a level
   std::array<std::uint64_t, layout::all_words> occupied_{};
   std::array<std::uint64_t, 2 * layout::count>
-      summary_{};                                // per bank: bit w: its word w is non-zero
-  std::array<std::size_t, layout::count> base_;  // flat index of each level's active bank
-  std::uint64_t level_mask_ = 0;                 // bit k: level k's active bank is non-empty
-  std::uint64_t staged_mask_ = 0;                // bit k: level k's spare bank is non-empty
+      summary_{};                                   // per bank: bit w: its word w is non-zero
+  std::array<std::size_t, layout::count> base_;     // flat index of each level's active bank
+  std::uint64_t level_mask_ = 0;                    // bit k: level k's active bank is non-empty
+  std::uint64_t staged_mask_ = 0;                   // bit k: level k's spare bank is non-empty
+  std::array<std::uint8_t, layout::count> budget_;  // timers each level moves an advance
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
   // every timer in the levels and the far list; meaningful while they hold one.

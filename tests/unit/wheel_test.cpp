@@ -661,6 +661,59 @@ TEST(Wheel, ExceptionFromAnExpireAllCallbackKeepsTheRestInOrder) {
   EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2, 4, 5, 3}));
 }
 
+// A timer scheduled from an expire_all callback into a level's next slot,
+// left empty by the batch, goes straight to the spare bank below; the older
+// timers of the same deadline that a throw puts back still fire before it.
+TEST(Wheel, ExceptionFromAnExpireAllCallbackPutsOlderTimersBeforeOnesInSpareBanks) {
+  rig r(8, 0);
+  r.w.schedule(r[0], 10);
+  r.w.schedule(r[1], 100);  // level 1, slot 1: the level's next slot
+  r.w.schedule(r[2], 100);
+  EXPECT_THROW(r.w.expire_all([&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    r.w.schedule(r[4], 100);
+    r.w.check_invariants();
+    throw boom{};
+  }),
+               boom);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(100));
+  // Advances tick by tick, so that timers move down ahead of time.
+  for (std::uint64_t t = 1; t <= 100; ++t) {
+    r.w.advance(t, r.record());
+    r.w.check_invariants();
+  }
+  EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2, 4}));
+}
+
+// Timers moved down ahead of time, timers scheduled after the move into the
+// same slot and timers scheduled once the slot was empty fire in one
+// (deadline, scheduling order) sequence.
+TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
+  rig r(32, 0);
+  // Deadlines 4096 and 4101 lie in level 2's next slot.
+  for (std::size_t i = 0; i < 8; ++i) r.w.schedule(r[i], i % 2 == 0 ? 4101 : 4096);
+  std::vector<std::size_t> want_4096{1, 3, 5, 7}, want_4101{0, 2, 4, 6};
+  std::size_t spare = 9;
+  for (std::uint64_t t = 1; t < 4096; ++t) {
+    r.w.schedule(r[8], t);  // due at once: every advance does work, and moves timers down
+    r.w.advance(t, [](tw::timer_hook&) {});
+    if (t % 512 == 0) {
+      // More of each deadline, scheduled after some of the first have moved.
+      want_4096.push_back(spare);
+      r.w.schedule(r[spare++], 4096);
+      want_4101.push_back(spare);
+      r.w.schedule(r[spare++], 4101);
+    }
+    r.w.check_invariants();
+  }
+  r.w.advance(4200, r.record());
+  std::vector<std::size_t> at_4096, at_4101;
+  for (const auto& s : r.fired) (s.now == 4096 ? at_4096 : at_4101).push_back(s.index);
+  EXPECT_EQ(at_4096, want_4096);
+  EXPECT_EQ(at_4101, want_4101);
+}
+
 TEST(Wheel, AdvanceOrExpireAllFromInsideACallbackThrowsLogicError) {
   rig r;
   r.w.schedule(r[0], 1);
