@@ -42,6 +42,16 @@ class intrusive_adapter {
   std::size_t advance(std::uint64_t to, F&& f) {
     return structure_.advance(to, [this, &f](Hook& h) { f(index_of(static_cast<node&>(h))); });
   }
+  // The structure's own pop of the earliest deadline, where it has one (the wheel): f(index)
+  // per timer fired; now() is then that deadline.
+  template <class F>
+  requires requires(Structure& s) {
+    s.advance_to_next([](Hook&) {});
+  }
+  std::size_t advance_to_next(F&& f) {
+    return structure_.advance_to_next([this, &f](Hook& h) { f(index_of(static_cast<node&>(h))); });
+  }
+  std::uint64_t now() const noexcept { return structure_.now(); }
   std::size_t size() const noexcept { return structure_.size(); }
   bool pending(std::uint32_t i) const noexcept { return nodes_[i].pending(); }
   std::uint64_t hook_deadline(std::uint32_t i) const noexcept {

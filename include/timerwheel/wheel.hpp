@@ -200,6 +200,29 @@ class wheel {
     return queued;
   }
 
+  // Advances to the earliest pending deadline (or stays at now while a timer
+  // is due or queued) and fires what is due there, as advance(to, f) does:
+  // the pop of an event list. Returns how many fired; 0, changing nothing,
+  // when the wheel is empty. O(levels + fired + cascaded): unlike
+  // next_deadline(), it never scans a slot for its earliest timer. Throws
+  // std::logic_error when called from a callback, and whatever `on_expired`
+  // throws (as advance).
+  template <class F>
+  std::size_t advance_to_next(F&& on_expired) {
+    tick_type to = now_;
+    {
+      const detail::reentry_guard scope(running_);
+      if (!detail::list_empty(expired_)) {
+        // Queued timers are due: fire them and what is due at now.
+      } else if (wheel_empty()) {
+        return 0;
+      } else {
+        to = seek();  // turns to the coarse slots on the way
+      }
+    }
+    return advance(to, on_expired);
+  }
+
   // The next expired timer queued by the pull form, unlinked, in order;
   // nullptr when none is queued. O(1).
   hook_type* take_expired() noexcept {
@@ -547,53 +570,74 @@ class wheel {
         lower_bound_ = no_event();
         break;
       }
-      if (layout::has_far && (level_mask_ | staged_mask_) == 0) {
-        // Only far timers: jump to the top-level block of the earliest.
-        const auto turn =
-            static_cast<tick_type>(far_lower_bound_ & layout::event_mask[layout::count]);
-        if (distance(turn) > distance(to)) {
-          lower_bound_ = turn;
-          break;
-        }
-        now_ = lower_bound_ = turn;
+      const next_step e = next_event();
+      if (distance(e.start) > distance(to)) {
+        lower_bound_ = e.start;
+        break;
+      }
+      now_ = lower_bound_ = e.start;
+      if (e.what == next_step::kind::turn) {
+        turn(e.start);
+        continue;
+      }
+      if (e.what == next_step::kind::far) {
         pull_far();
         continue;
       }
-      // The next event: the first occupied slot of the lowest non-empty
-      // level, or the block of the lowest spare bank in use if it starts
-      // earlier (it may, when the level's next slot has been moved out).
-      unsigned level = 0;
-      unsigned slot = 0;
-      tick_type start{};
-      if (level_mask_ != 0) {
-        level = static_cast<unsigned>(std::countr_zero(level_mask_));
-        slot = first_occupied(base_[level], slot_of(now_, level));
-        start = slot_start(level, slot);
-      }
-      if (staged_mask_ != 0) {
-        const tick_type block =
-            next_start(static_cast<unsigned>(std::countr_zero(staged_mask_)) + 1);
-        if (level_mask_ == 0 || distance(block) < distance(start)) {
-          start = block;
-          level = 1;  // a turn, not a firing
-        }
-      }
-      if (distance(start) > distance(to)) {
-        lower_bound_ = start;
-        break;
-      }
-      now_ = lower_bound_ = start;
-      if (level != 0) {
-        turn(start);
-        continue;
-      }
-      link& node = *slots_[slot_index(0, slot)].next;
+      link& node = *slots_[slot_index(0, e.slot)].next;
       unlink(node);
       --size_;
       ++fired;
       sink(access::from_links<hook_type>(node));
     }
     return fired;
+  }
+
+  // Moves now through the turns and far pulls before the earliest deadline
+  // of a non-empty wheel, and returns that deadline.
+  tick_type seek() noexcept {
+    for (;;) {
+      const next_step e = next_event();
+      if (e.what == next_step::kind::fire) return e.start;
+      now_ = lower_bound_ = e.start;
+      if (e.what == next_step::kind::turn)
+        turn(e.start);
+      else
+        pull_far();
+    }
+  }
+
+  struct next_step {
+    enum class kind { fire, turn, far };
+    tick_type start;  // when it happens
+    unsigned slot;    // fire: the level-0 slot
+    kind what;
+  };
+
+  // The next event of a non-empty wheel: the first occupied slot of the
+  // lowest non-empty level (a firing at level 0, else a turn), or the block
+  // of the lowest spare bank in use if it starts earlier (it may, when a
+  // level's next slot has been moved out), or with neither, the top-level
+  // block of the earliest far timer.
+  next_step next_event() const noexcept {
+    if (layout::has_far && (level_mask_ | staged_mask_) == 0)
+      return {static_cast<tick_type>(far_lower_bound_ & layout::event_mask[layout::count]), 0,
+              next_step::kind::far};
+    next_step e{tick_type{}, 0, next_step::kind::turn};
+    if (level_mask_ != 0) {
+      const unsigned level = static_cast<unsigned>(std::countr_zero(level_mask_));
+      e.slot = first_occupied(base_[level], slot_of(now_, level));
+      e.start = slot_start(level, e.slot);
+      if (level == 0) e.what = next_step::kind::fire;
+    }
+    if (staged_mask_ != 0) {
+      const tick_type block = next_start(static_cast<unsigned>(std::countr_zero(staged_mask_)) + 1);
+      if (level_mask_ == 0 || distance(block) < distance(e.start)) {
+        e.start = block;
+        e.what = next_step::kind::turn;
+      }
+    }
+    return e;
   }
 
   // Now has reached `start`, the first tick of a slot of level 1 or above.

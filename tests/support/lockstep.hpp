@@ -75,6 +75,7 @@ struct operation {
   kind what = kind::act;
   action single;
   std::uint64_t to = 0;
+  bool to_next = false;  // advance: `to` is where advance_to_next() goes, used where it exists
   std::size_t count = 0;
   std::vector<fire> fires;
   std::vector<std::size_t> taken;
@@ -282,7 +283,8 @@ class record_printer {
       case operation::kind::act:
         return (*this)(op.single);
       case operation::kind::advance:
-        os << "advance to " << instant(op.to) << ", callback form";
+        os << "advance to " << instant(op.to) << ", callback form"
+           << (op.to_next ? " (advance_to_next where it exists)" : "");
         break;
       case operation::kind::pull:
         os << "advance to " << instant(op.to) << ", pull form -> queues " << op.count;
@@ -544,7 +546,16 @@ class lane final : public lane_base {
         break;
       case operation::kind::advance: {
         std::size_t k = 0;
-        const std::size_t n = s_.advance(t(op.to), script(op.fires, k, "advance"));
+        std::size_t n = 0;
+        if constexpr (requires { s_.advance_to_next([](hook&) {}); }) {
+          if (op.to_next) {
+            n = s_.advance_to_next(script(op.fires, k, "advance_to_next"));
+            after_script(op.fires, k, n, "advance_to_next");
+            expect_eq(s_.now(), t(op.to), "now after advance_to_next");
+            break;
+          }
+        }
+        n = s_.advance(t(op.to), script(op.fires, k, "advance"));
         after_script(op.fires, k, n, "advance");
         break;
       }

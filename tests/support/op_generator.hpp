@@ -208,12 +208,19 @@ class op_generator {
   }
 
   operation do_advance() {
-    const u64 to = pick_advance_target(false);
+    // Sometimes to the earliest deadline, or to now while timers are queued:
+    // where advance_to_next() goes.
+    const auto next = m().earliest_scheduled();
+    const bool to_next = (next || !m().queue().empty()) && g_.percent(15);
+    u64 to = pick_advance_target(false);
+    if (to_next) to = m().queue().empty() ? std::max(*next, now()) : now();
     fires_ = 0;
-    return sc_.advance(to, [&](fire& f, bool was_queued) {
+    operation op = sc_.advance(to, [&](fire& f, bool was_queued) {
       if (was_queued) ++tally_.handed_queued;
       callback_actions(f, to, false);
     });
+    op.to_next = to_next;
+    return op;
   }
 
   operation do_pull_advance() {

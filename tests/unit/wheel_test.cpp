@@ -920,6 +920,60 @@ TEST(Wheel, NextDeadlineIsTheMinimumOfManyLevels) {
   EXPECT_EQ(r.w.next_deadline(), std::nullopt);
 }
 
+TEST(Wheel, AdvanceToNextFiresTheEarliestDeadlineOnly) {
+  rig r(8, 5);
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 0U);  // empty: nothing changes
+  EXPECT_EQ(r.w.now(), 5U);
+  r.w.schedule(r[0], 70'000);  // level 2
+  r.w.schedule(r[1], 5'000);   // level 2, earlier
+  r.w.schedule(r[2], 5'000);
+  r.w.schedule(r[3], 1ULL << 40);
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 2U);
+  EXPECT_EQ(r.w.now(), 5'000U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{1, 5'000}, {2, 5'000}}));
+  r.w.check_invariants();
+  // A callback scheduling at now fires in the same call, after the others.
+  r.fired.clear();
+  EXPECT_EQ(r.w.advance_to_next([&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    if (r.index(h) == 0) r.w.schedule(r[4], r.w.now());
+  }),
+            2U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 70'000}, {4, 70'000}}));
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 1U);
+  EXPECT_EQ(r.w.now(), 1ULL << 40);
+  EXPECT_TRUE(r.w.empty());
+}
+
+TEST(Wheel, AdvanceToNextFiresDueAndQueuedTimersAtNow) {
+  rig r(8, 0);
+  r.w.schedule(r[0], 10);
+  r.w.schedule(r[1], 10);
+  r.w.schedule(r[2], 30);
+  EXPECT_EQ(r.w.advance(20), 2U);  // pull form: queues #0 and #1
+  EXPECT_NE(r.w.take_expired(), nullptr);
+  r.w.schedule(r[3], 0);  // due now
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 2U);
+  EXPECT_EQ(r.w.now(), 20U);
+  EXPECT_EQ(r.fired_indices(), (idx{1, 3}));
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 1U);
+  EXPECT_EQ(r.w.now(), 30U);
+}
+
+TEST(Wheel, AdvanceToNextThroughTheFarListAndFromACallback) {
+  rig<far_config> r(8, 0);
+  r.w.schedule(r[0], 1ULL << 40);
+  r.w.schedule(r[1], (1ULL << 40) + 1);
+  EXPECT_EQ(r.w.advance_to_next([&](auto& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    EXPECT_THROW(r.w.advance_to_next(r.record()), std::logic_error);
+  }),
+            1U);
+  EXPECT_EQ(r.w.now(), 1ULL << 40);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>((1ULL << 40) + 1));
+}
+
 TEST(Wheel, TimeUntilNextIsZeroWhenDue) {
   rig r(2, 10);
   r.w.schedule(r[0], 9);

@@ -1,0 +1,403 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#ifndef TIMERWHEEL_BENCH_COMMIT
+#define TIMERWHEEL_BENCH_COMMIT "unknown"
+#endif
+#ifndef TIMERWHEEL_BENCH_FLAGS
+#define TIMERWHEEL_BENCH_FLAGS "unknown"
+#endif
+#ifndef TIMERWHEEL_BENCH_BUILD_TYPE
+#define TIMERWHEEL_BENCH_BUILD_TYPE "unknown"
+#endif
+
+namespace timerwheel_bench {
+
+void collecting_reporter::ReportRuns(const std::vector<Run>& runs) {
+  for (const Run& r : runs) {
+    if (r.run_type != Run::RT_Aggregate || r.error_occurred) continue;
+    for (const char* counter : {"ns_op", "ns_part"}) {
+      const auto it = r.counters.find(counter);
+      if (it == r.counters.end()) continue;
+      figures& f = figures_[r.run_name.function_name +
+                            (counter == std::string_view("ns_part") ? "#part" : "")];
+      if (r.aggregate_name == "median") f.median = it->second.value;
+      if (r.aggregate_name == "min") f.min = it->second.value;
+      if (r.aggregate_name == "max") f.max = it->second.value;
+    }
+  }
+  ConsoleReporter::ReportRuns(runs);
+}
+
+namespace {
+
+namespace tb = timerwheel_bench;
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+std::string read_first(const char* path, std::string_view key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (key.empty()) return line;
+    if (line.compare(0, key.size(), key) == 0) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      const auto start = line.find_first_not_of(" \t", colon + 1);
+      return start == std::string::npos ? "" : line.substr(start);
+    }
+  }
+  return "unknown";
+}
+
+// The 1, 5 and 15 minute load averages.
+std::string load_average() {
+  std::string line = read_first("/proc/loadavg", "");
+  std::size_t end = 0;
+  for (int field = 0; field < 3 && end != std::string::npos; ++field) {
+    end = line.find(' ', end == 0 ? 0 : end + 1);
+  }
+  return end == std::string::npos ? line : line.substr(0, end);
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("clang ") + __VERSION__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return __VERSION__;
+#endif
+}
+
+std::string fmt(double v, int precision) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  return buf;
+}
+
+std::string status_of(const bench_case& c) {
+  if (c.primary && c.primary->failed) return "FAILED: " + c.primary->error;
+  if (c.failed) return "FAILED: " + c.error;
+  if (c.skipped) return "skipped (" + c.error + ")";
+  return "ok";
+}
+
+struct row {
+  const bench_case* c;
+  figures f;
+  double x_heap = NAN;
+  double x_floor = NAN;
+};
+
+std::vector<row> make_rows(const collecting_reporter& rep) {
+  std::vector<row> rows;
+  std::map<std::string, double> heap_median, floor_median;
+  for (const auto& c : g_cases) {
+    const figures* f =
+        c->extra ? nullptr : rep.find(c->primary ? c->primary->name + "#part" : c->name);
+    if (f == nullptr && !c->failed && !c->skipped && !c->extra) continue;  // filtered out
+    row r{c.get(), c->failed || f == nullptr ? figures{} : *f};
+    if (c->extra) r.f = figures{c->median, c->min, c->max};
+    rows.push_back(r);
+    const std::string group = c->workload + c->params;
+    if (c->structure == "heap") heap_median[group] = r.f.median;
+    if (c->structure == "floor") floor_median[group] = r.f.median;
+  }
+  for (row& r : rows) {
+    const std::string group = r.c->workload + r.c->params;
+    if (const auto it = heap_median.find(group); it != heap_median.end()) {
+      r.x_heap = r.f.median / it->second;
+    }
+    if (const auto it = floor_median.find(group); it != floor_median.end()) {
+      r.x_floor = r.f.median / it->second;
+    }
+  }
+  return rows;
+}
+
+double median_of(const std::vector<row>& rows, std::string_view workload, std::string_view params,
+                 std::string_view structure) {
+  for (const row& r : rows) {
+    if (r.c->workload == workload && r.c->params == params && r.c->structure == structure) {
+      return r.f.median;
+    }
+  }
+  return NAN;
+}
+
+bool is_paper(const row& r) { return r.c->workload.rfind("paper ", 0) == 0; }
+
+void print_table(std::ostream& os, const options& o, const std::vector<row>& rows) {
+  std::string mode = o.quick ? "quick (W1 timed steps" : "full (W1 timed steps";
+  for (const w1_size& z : w1_sizes) {
+    mode += (&z == w1_sizes ? " " : " / ") + pow10_or_int(o.quick ? z.quick_steps : z.full_steps);
+  }
+  mode += " for the four sizes";
+  if (o.quick) {
+    mode +=
+        "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
+        "wheels and the heap), W1 start/stop at N=1e5, W2 up to N=1e5, W6 exponential only";
+  }
+  os << "\n=== timerwheel benchmark ===\n"
+     << "machine:  " << read_first("/proc/cpuinfo", "model name") << ", "
+     << std::thread::hardware_concurrency() << " logical cores, load average " << load_average()
+     << "\n"
+     << "compiler: " << compiler() << "\n"
+     << "flags:    " << TIMERWHEEL_BENCH_FLAGS << " (build type " << TIMERWHEEL_BENCH_BUILD_TYPE
+     << ")\n"
+     << "commit:   " << TIMERWHEEL_BENCH_COMMIT << "\n"
+     << "seed:     " << o.seed << "\n"
+     << "mode:     " << mode << ", after 10% more untimed warm-up steps; W3 "
+     << pow10_or_int(w3_jumps) << " advance calls x "
+     << (o.quick ? w3_quick_passes : w3_full_passes) << " passes per repetition; " << o.reps
+     << " repetitions, " << (o.interleave ? "interleaved in random order" : "back to back") << ")\n"
+     << "figures:  median over the repetitions, min and max; x heap / x floor: ratio of medians "
+        "taken in this run\n"
+     << "          W1: ns per step = one cancel+schedule pair on a random pending timer, with "
+        "the 1-tick advance every "
+     << tb::w1_steps_per_tick << " steps and the rescheduling of the timers it fired amortized in\n"
+     << "          W1 start/stop: the same without advancing (event loops' real clocks); W2: ns "
+        "per timer (expiry: schedule+fire; fire: the firing alone, same runs)\n"
+     << "          W6: ns per hold; W4: bytes per pending timer, structure allocations + hook; "
+        "W5: ns of single 1-tick advances (one run)\n"
+     << "          W3: ns per advance call; nodes: " << tb::node_bytes
+     << "-byte cache-line-aligned objects holding the hook\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %-18s %-15s %10s %10s %10s %8s %8s  %s\n", "workload",
+                "size", "structure", "median ns", "min ns", "max ns", "x heap", "x floor",
+                "status");
+  os << line;
+  std::string last_group;
+  for (const row& r : rows) {
+    if (is_paper(r)) continue;
+    const std::string group = r.c->workload + r.c->params;
+    if (!last_group.empty() && group != last_group) os << "\n";
+    last_group = group;
+    std::snprintf(line, sizeof line, "%-14s %-18s %-15s %10s %10s %10s %8s %8s  %s\n",
+                  r.c->workload.c_str(), r.c->params.c_str(), r.c->structure.c_str(),
+                  fmt(r.f.median, 1).c_str(), fmt(r.f.min, 1).c_str(), fmt(r.f.max, 1).c_str(),
+                  fmt(r.x_heap, 3).c_str(), fmt(r.x_floor, 2).c_str(), status_of(*r.c).c_str());
+    os << line;
+  }
+
+  // The goals the design sets, read off the table.
+  os << "\ngoals (ratios of medians in this run):\n";
+  for (const char* w : {"wheel6", "wheel8"}) {
+    for (const w1_size& z : w1_sizes) {
+      if (z.timers != 1'000'000) continue;
+      const std::string params = "N=1e6 R=" + pow2_or_int(z.range);
+      const double x =
+          median_of(rows, "W1 churn", params, w) / median_of(rows, "W1 churn", params, "heap");
+      if (std::isnan(x)) continue;
+      os << "  W1 " << params << " " << w << " / heap = " << fmt(x, 3)
+         << " (goal <= 0.25: " << (x <= 0.25 ? "met" : "MISSED") << ")\n";
+    }
+    double per_span[2] = {NAN, NAN};
+    for (int k = 0; k < 2; ++k) {
+      const std::string params = "N=1e3 span=" + pow2_or_int(w3_spans[k]);
+      per_span[k] = median_of(rows, "W3 idle jumps", params, w);
+      const double x = per_span[k] / median_of(rows, "W3 idle jumps", params, "heap");
+      if (std::isnan(x)) continue;
+      os << "  W3 span=" << pow2_or_int(w3_spans[k]) << " " << w << " / heap = " << fmt(x, 3)
+         << " (goal <= 2: " << (x <= 2 ? "met" : "MISSED") << ")\n";
+    }
+    if (!std::isnan(per_span[0]) && !std::isnan(per_span[1])) {
+      os << "  W3 " << w << " span 2^40 / span 2^21 = " << fmt(per_span[0] / per_span[1], 3)
+         << " (goal: the same cost for both spans, ~1)\n";
+    }
+  }
+  // The other goals, for the default wheel.
+  const auto goal = [&](const std::string& what, double x, double limit) {
+    if (std::isnan(x)) return;
+    os << "  " << what << " = " << fmt(x, 3) << " (goal <= " << fmt(limit, 2) << ": "
+       << (x <= limit ? "met" : "MISSED") << ")\n";
+  };
+  const auto ratio = [&](const char* workload, const std::string& params, const char* a,
+                         const char* b) {
+    return median_of(rows, workload, params, a) / median_of(rows, workload, params, b);
+  };
+  for (const char* n : {"1e3", "1e5"}) {
+    const std::string params = std::string("N=") + n + " R=2^20";
+    goal("W1 " + params + " wheel6 / heap", ratio("W1 churn", params, "wheel6", "heap"), 0.15);
+  }
+  for (const char* n : {"1e3", "1e5", "1e6"}) {
+    for (const char* step : {"1", "R/1024"}) {
+      const std::string params = std::string("N=") + n + " step=" + step;
+      goal("W2 " + params + " wheel6 / heap4", ratio("W2 expiry", params, "wheel6", "heap4"), 1);
+    }
+  }
+  goal("W4 N=1e6 wheel6 bytes per timer", median_of(rows, "W4 memory", "N=1e6", "wheel6"), 24);
+  goal("W4 N=1e6 timer_queue<void*> bytes per timer",
+       median_of(rows, "W4 memory", "N=1e6", "timer_queue"), 40);
+  for (const char* stat : {"p99.9", "max"}) {
+    const std::string params = std::string("N=1e6 R=2^20 ") + stat;
+    goal("W5 " + params + " wheel6 / heap", ratio("W5 tail", params, "wheel6", "heap"), 1);
+  }
+  for (const char* n : {"1e4", "1e6"}) {
+    const std::string params = std::string("N=") + n + " exp";
+    goal("W6 " + params + " wheel6 / heap", ratio("W6 hold", params, "wheel6", "heap"), 0.5);
+  }
+  for (const char* peer : {"libevent", "libuv", "asio"}) {
+    for (const char* n : {"1e5", "1e6"}) {
+      const std::string params = std::string("N=") + n + " R=2^20";
+      goal(std::string("W1 start/stop ") + params + " wheel6 / " + peer,
+           ratio("W1 start/stop", params, "wheel6", peer), 0.1);
+    }
+  }
+  if (g_failed) os << "\nSOME RUNS FAILED THEIR CHECKS (see FAILED above)\n";
+}
+
+// The paper table: per scheme and operation, the paper's claim and the median ns at each n.
+void print_paper_table(std::ostream& os, const std::vector<row>& rows) {
+  std::vector<std::string> ns;
+  std::vector<std::pair<std::string, std::string>> keys;  // (structure, workload), in order
+  std::map<std::pair<std::string, std::string>, std::map<std::string, const row*>> cells;
+  for (const row& r : rows) {
+    if (!is_paper(r)) continue;
+    const std::pair<std::string, std::string> key{r.c->structure, r.c->workload};
+    if (!cells.count(key)) keys.push_back(key);
+    cells[key][r.c->params] = &r;
+    if (std::find(ns.begin(), ns.end(), r.c->params) == ns.end()) ns.push_back(r.c->params);
+  }
+  if (keys.empty()) return;
+  std::stable_sort(keys.begin(), keys.end());
+  os << "\npaper table: ns per operation with n timers pending (deadlines uniform [now+1, "
+        "now+2^16]; PER_TICK includes firing the ~n/2^16 timers due per tick); medians of 5 "
+        "rounds\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-15s %-12s %-16s", "scheme", "operation", "paper's claim");
+  os << line;
+  for (const auto& n : ns) {
+    std::snprintf(line, sizeof line, " %10s", n.c_str());
+    os << line;
+  }
+  os << "\n";
+  std::string last;
+  for (const auto& key : keys) {
+    const auto& m = cells[key];
+    const row* any = m.begin()->second;
+    const std::string claim = any->c->unit.substr(any->c->unit.find("paper: ") + 7);
+    std::snprintf(line, sizeof line, "%-15s %-12s %-16s",
+                  key.first == last ? "" : key.first.c_str(), key.second.substr(6).c_str(),
+                  claim.c_str());
+    last = key.first;
+    os << line;
+    for (const auto& n : ns) {
+      const auto it = m.find(n);
+      std::string v = it == m.end() ? "-" : fmt(it->second->f.median, 1);
+      if (it != m.end() && it->second->c->failed) v = "FAILED";
+      std::snprintf(line, sizeof line, " %10s", v.c_str());
+      os << line;
+    }
+    os << "\n";
+  }
+}
+
+// N out of "N=1e6 ..." or "N=100 ...".
+double parse_n(const std::string& params) {
+  if (params.rfind("N=", 0) != 0) return NAN;
+  return std::strtod(params.c_str() + 2, nullptr);
+}
+
+// The data of the log-log plots (bench/plot.sh): per workload, one block per structure of
+// (N, median ns), its name as the block's header.
+void write_plot_data(const options& o, const std::vector<row>& rows) {
+  struct series {
+    const char* file;
+    const char* workload;
+    const char* suffix;  // what params must end with
+  };
+  const series all[] = {{"w1", "W1 churn", " R=2^20"},
+                        {"w2", "W2 expiry", " step=R/1024"},
+                        {"w2fire", "W2 fire", " step=R/1024"},
+                        {"w6", "W6 hold", " exp"},
+                        {"w1ss", "W1 start/stop", " R=2^20"}};
+  const std::filesystem::path dir = std::filesystem::path(o.out) / "plots" / "data";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (const series& s : all) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<std::pair<double, double>>> points;
+    for (const row& r : rows) {
+      const std::string& p = r.c->params;
+      const std::string suffix = s.suffix;
+      if (r.c->workload != s.workload || p.size() < suffix.size() ||
+          p.compare(p.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      if (r.c->failed || r.c->skipped || std::isnan(r.f.median)) continue;
+      if (!points.count(r.c->structure)) order.push_back(r.c->structure);
+      points[r.c->structure].emplace_back(parse_n(p), r.f.median);
+    }
+    std::ofstream out(dir / (std::string(s.file) + ".dat"));
+    for (const auto& name : order) {
+      out << "\"" << name << "\"\n";
+      auto& v = points[name];
+      std::sort(v.begin(), v.end());
+      for (const auto& [n, ns] : v) out << n << " " << ns << "\n";
+      out << "\n\n";
+    }
+  }
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char ch : s) {
+    if (ch == '"') q += '"';
+    q += ch;
+  }
+  return q + "\"";
+}
+
+bool write_csv(const options& o, const std::vector<row>& rows, std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.out, ec);
+  path = (std::filesystem::path(o.out) / "latest.csv").string();
+  std::ofstream out(path);
+  if (!out) return false;
+  out << "workload,size,structure,unit,median_ns,min_ns,max_ns,x_heap,x_floor,status,"
+         "repetitions,mode,seed,commit,compiler,flags,cpu\n";
+  const std::string common = std::to_string(o.reps) + "," + (o.quick ? "quick" : "full") + "," +
+                             std::to_string(o.seed) + "," + csv_field(TIMERWHEEL_BENCH_COMMIT) +
+                             "," + csv_field(compiler()) + "," + csv_field(TIMERWHEEL_BENCH_FLAGS) +
+                             "," + csv_field(read_first("/proc/cpuinfo", "model name"));
+  for (const row& r : rows) {
+    out << csv_field(r.c->workload) << "," << csv_field(r.c->params) << "," << r.c->structure << ","
+        << csv_field(r.c->unit) << "," << fmt(r.f.median, 2) << "," << fmt(r.f.min, 2) << ","
+        << fmt(r.f.max, 2) << "," << fmt(r.x_heap, 4) << "," << fmt(r.x_floor, 4) << ","
+        << csv_field(status_of(*r.c)) << "," << common << "\n";
+  }
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+bool report(const options& o, const collecting_reporter& reporter) {
+  const std::vector<row> rows = make_rows(reporter);
+  print_table(std::cout, o, rows);
+  print_paper_table(std::cout, rows);
+  write_plot_data(o, rows);
+  std::string path;
+  if (!write_csv(o, rows, path)) {
+    std::cerr << "could not write " << path << "\n";
+    return false;
+  }
+  std::cout << "\nwrote " << path << "\n";
+  return true;
+}
+
+}  // namespace timerwheel_bench
