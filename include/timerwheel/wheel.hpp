@@ -36,17 +36,16 @@
 // equal deadlines first-scheduled first.
 //
 // Spreading cascades: a coarse slot of thousands of timers would cascade in
-// one advance. So every level keeps a spare bank of slots, and each advance
-// that does work also moves a few timers (4 to 32 per level), oldest first,
-// from the next slot of each level into the spare bank of the level below,
-// split by that level's slots as they will be placed when the slot starts.
-// Once that next slot is empty, timers scheduled into it go straight to the
-// spare bank. When it starts, the spare bank becomes the active one (an
-// O(1) swap) and only what was not moved yet cascades. Moving oldest first
-// keeps scheduling order: whatever sits deeper was scheduled earlier. The
-// next slot of a level in its last slot is slot 0 of its own spare bank,
-// filled from the level above, so the timers of a slot move down one level
-// at a time, each ahead of its own start.
+// one advance. So every level keeps a spare bank of slots, and in the last
+// quarter of the time before a level's next slot starts, each advance that
+// does work moves a few of its timers (4, up to 32 when they keep coming),
+// oldest first, into the spare bank of the level below, in the slots they
+// will take there when the slot starts. Then the spare bank becomes the
+// active one (an O(1) swap) and only what was not moved yet cascades.
+// Moving oldest first keeps scheduling order: whatever sits deeper was
+// scheduled earlier. The next slot of a level in its last slot is slot 0 of
+// its own spare bank, filled from the level above, so the timers of a slot
+// move down one level at a time, each ahead of its own start.
 //
 // A configuration whose levels do not cover the tick type keeps a far list of
 // the timers beyond its top level, re-examined when now enters a new block of
@@ -317,10 +316,6 @@ class wheel {
     batch_scope& operator=(const batch_scope&) = delete;
     ~batch_scope() {
       wheel_.batch_ = nullptr;
-      if (detail::list_empty(batch_)) return;
-      // Timers the callbacks scheduled may sit in spare banks, ahead of
-      // where the older timers put back would go: bring them up first.
-      wheel_.unstage();
       wheel_.restore(batch_);
     }
 
@@ -418,15 +413,16 @@ class wheel {
     const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
-      const unsigned slot = slot_of(deadline, level);
-      const std::size_t index = slot_index(level, slot);
+      const std::size_t index = slot_index(level, slot_of(deadline, level));
       list = &slots_[index];
       // A slot that holds timers is marked already: skipping the stores
       // keeps the store queue short on the hot path.
       if (detail::list_empty(*list)) {
-        if (level != 0 && slot == slot_of(now_, level) + 1 && !at_front) {
-          // The level's next slot, empty: every older timer of its block
-          // has moved to the spare bank below, so this one joins them.
+        if (level != 0 && budget_[level] > stage_budget && !at_front &&
+            index == slot_index(level, slot_of(now_, level) + 1)) {
+          // The next slot of a level pressed for time, drained: every older
+          // timer of its block has moved to the spare bank, and this one
+          // joins them there rather than arriving faster than moves drain.
           const std::size_t spare = spare_base(level - 1) + slot_of(deadline, level - 1);
           list = &slots_[spare];
           if (detail::list_empty(*list)) mark_occupied(staged_mask_, level - 1, spare);
@@ -680,19 +676,27 @@ class wheel {
   // Spreads cascades over the advances before them: moves timers of the
   // next slot of every level from 1 up, oldest first, into the spare bank
   // of the level below, in the slots they will take there when their slot
-  // starts. A level moves stage_budget timers an advance, twice as many
-  // after each advance that left its next slot non-empty (timers keep
-  // arriving there), up to max_stage_budget; once the slot is empty, new
-  // timers of its block go straight to the spare bank (see place()).
+  // starts, in the last quarter of the time before it does. A level moves
+  // stage_budget timers an advance, twice as many after each advance that
+  // left the slot non-empty (timers keep arriving there), up to
+  // max_stage_budget, and then new timers of the drained slot go straight
+  // to the spare bank (see place()).
   void stage() noexcept {
+    bool pressed = false;
     for (std::uint64_t levels = (level_mask_ | staged_mask_) & ~std::uint64_t{1}; levels != 0;
          levels &= levels - 1) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(levels));
+      std::uint8_t& budget = budget_[level];
+      // Only in the last quarter of the time before the slot starts: moved
+      // earlier, more of its timers would be cancelled after their move.
+      if (distance(next_start(level)) > layout::slot_width[level] / 4) {
+        budget = stage_budget;
+        continue;
+      }
       const std::size_t source = next_slot(level);
       if (source == layout::all_slots || detail::list_empty(slots_[source])) continue;
       link& from = slots_[source];
       const std::size_t spare = spare_base(level - 1);
-      std::uint8_t& budget = budget_[level];
       for (unsigned n = 0; n < budget && !detail::list_empty(from); ++n) {
         link& node = *from.next;
         detail::list_unlink(node);
@@ -701,12 +705,15 @@ class wheel {
         detail::list_push_back(slots_[target], node);
       }
       if (detail::list_empty(from)) {
-        mark_empty(source);
-        budget = stage_budget;
-      } else if (budget < max_stage_budget) {
-        budget = static_cast<std::uint8_t>(budget * 2);
+        mark_empty(source);  // the budget stays: new timers skip the slot
+      } else {
+        if (budget < max_stage_budget) budget = static_cast<std::uint8_t>(budget * 2);
+        pressed = true;
       }
     }
+    // While a near slot still holds timers, every advance moves some: none
+    // takes the O(1) path.
+    if (pressed) block_fast_path();
   }
 
   // Puts the timers of every spare bank back at the front of the slot they
@@ -773,6 +780,9 @@ class wheel {
   // `batch`, in (deadline, scheduling order).
   void gather(link& batch) noexcept {
     unstage();
+    // No level is pressed for time while the batch runs: a timer its
+    // callbacks schedule goes to its slot, behind whatever a throw puts back.
+    budget_.fill(stage_budget);
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
     };

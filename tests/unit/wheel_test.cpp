@@ -661,10 +661,10 @@ TEST(Wheel, ExceptionFromAnExpireAllCallbackKeepsTheRestInOrder) {
   EXPECT_EQ(r.fired_indices(), (idx{0, 1, 2, 4, 5, 3}));
 }
 
-// A timer scheduled from an expire_all callback into a level's next slot,
-// left empty by the batch, goes straight to the spare bank below; the older
-// timers of the same deadline that a throw puts back still fire before it.
-TEST(Wheel, ExceptionFromAnExpireAllCallbackPutsOlderTimersBeforeOnesInSpareBanks) {
+// A timer scheduled from an expire_all callback into a level's next slot:
+// the older timers of the same deadline that a throw puts back still fire
+// before it, also when the slot's timers move down ahead of time.
+TEST(Wheel, ExceptionFromAnExpireAllCallbackKeepsOlderTimersFirstInANextSlot) {
   rig r(8, 0);
   r.w.schedule(r[0], 10);
   r.w.schedule(r[1], 100);  // level 1, slot 1: the level's next slot
@@ -712,6 +712,59 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
   for (const auto& s : r.fired) (s.now == 4096 ? at_4096 : at_4101).push_back(s.index);
   EXPECT_EQ(at_4096, want_4096);
   EXPECT_EQ(at_4101, want_4101);
+}
+
+// A level's next slot holding more timers than a few moves an advance can
+// drain before it starts: the moves grow, and once it is drained new timers
+// of its block go straight to the spare bank. Timers keep arriving all along;
+// all of one deadline fire in scheduling order.
+TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
+  rig r(256, 0);
+  std::vector<std::size_t> want;
+  std::size_t next = 1;
+  for (; next <= 100; ++next) {
+    r.w.schedule(r[next], 100);  // level 1, slot 1: the level's next slot
+    want.push_back(next);
+  }
+  for (std::uint64_t t = 1; t < 100; ++t) {
+    r.w.schedule(r[0], t);  // due at once: every advance does work
+    r.w.advance(t, [](tw::timer_hook&) {});
+    if (t >= 40) {
+      r.w.schedule(r[next], 100);
+      want.push_back(next++);
+    }
+    r.w.check_invariants();
+  }
+  r.w.advance(100, r.record());
+  EXPECT_EQ(r.fired_indices(), want);
+}
+
+// The same pressure, then an expire_all whose first callback schedules one
+// more timer of that deadline and throws: the timers put back fire first.
+TEST(Wheel, ExceptionFromAnExpireAllCallbackWhileASlotIsPressedForTime) {
+  rig r(256, 0);
+  std::vector<std::size_t> want;
+  for (std::size_t i = 1; i <= 100; ++i) r.w.schedule(r[i], 100);
+  for (std::uint64_t t = 1; t <= 55; ++t) {
+    r.w.schedule(r[0], t);
+    r.w.advance(t, [](tw::timer_hook&) {});
+  }
+  EXPECT_THROW(r.w.expire_all([&](tw::timer_hook& h) {
+    EXPECT_EQ(r.index(h), 1U);
+    r.w.schedule(r[101], 100);
+    throw boom{};
+  }),
+               boom);
+  r.w.check_invariants();
+  for (std::size_t i = 2; i <= 101; ++i) want.push_back(i);
+  for (std::uint64_t t = 56; t <= 100; ++t) {
+    r.w.schedule(r[0], t);
+    r.w.advance(t, [&](tw::timer_hook& h) {
+      if (&h != &r[0]) r.fired.push_back({r.index(h), r.w.now()});
+    });
+    r.w.check_invariants();
+  }
+  EXPECT_EQ(r.fired_indices(), want);
 }
 
 TEST(Wheel, AdvanceOrExpireAllFromInsideACallbackThrowsLogicError) {

@@ -125,6 +125,13 @@ struct layout {
     return m;
   }();
 
+  // slot_width[k]: the ticks of one slot of level k.
+  static constexpr std::array<tick, count> slot_width = [] {
+    std::array<tick, count> w{};
+    for (unsigned k = 0; k < count; ++k) w[k] = static_cast<tick>(low_bits(shift[k]) + 1);
+    return w;
+  }();
+
   // event_mask[k]: clears the bits below level k, turning a deadline at level
   // k into its slot's first tick (k = count: the far list's block).
   static constexpr std::array<tick, count + 1> event_mask = [] {
