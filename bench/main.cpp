@@ -61,7 +61,6 @@
 #include "report.hpp"
 #include "workloads.hpp"
 
-
 namespace tb = timerwheel_bench;
 
 namespace {
