@@ -87,19 +87,19 @@ run_result run_w6(const w6_sequence& s) {
     while (check.fired < end) {
       fired.clear();
       std::uint64_t t = 0;
+      const auto fire = [&](std::uint32_t i) {
+        check.on_fire(a.payload(i), i, t);
+        fired.push_back(i);
+      };
       if constexpr (requires { a.advance_to_next([](std::uint32_t) {}); }) {
         // The wheel pops the earliest deadline without looking for it first.
         a.advance_to_next([&](std::uint32_t i) {
           t = a.now();
-          check.on_fire(a.payload(i), i, t);
-          fired.push_back(i);
+          fire(i);
         });
       } else {
         t = *a.next_deadline();
-        a.advance(t, [&](std::uint32_t i) {
-          check.on_fire(a.payload(i), i, t);
-          fired.push_back(i);
-        });
+        a.advance(t, fire);
       }
       for (const std::uint32_t i : fired) a.schedule(i, t + s.increment[k++ & mask]);
     }

@@ -418,14 +418,11 @@ class wheel {
       // A slot that holds timers is marked already: skipping the stores
       // keeps the store queue short on the hot path.
       if (detail::list_empty(*list)) {
-        if (level != 0 && budget_[level] > stage_budget && !at_front &&
-            index == slot_index(level, slot_of(now_, level) + 1)) {
+        if (level != 0 && budget_[level] > stage_budget && !at_front && index == next_slot(level)) {
           // The next slot of a level pressed for time, drained: every older
           // timer of its block has moved to the spare bank, and this one
           // joins them there rather than arriving faster than moves drain.
-          const std::size_t spare = spare_base(level - 1) + slot_of(deadline, level - 1);
-          list = &slots_[spare];
-          if (detail::list_empty(*list)) mark_occupied(staged_mask_, level - 1, spare);
+          list = &spare_slot(level, deadline);
         } else {
           mark_occupied(level_mask_, level, index);
         }
@@ -577,7 +574,7 @@ class wheel {
         continue;
       }
       if (e.what == next_step::kind::far) {
-        pull_far();
+        cascade(far_);
         continue;
       }
       link& node = *slots_[slot_index(0, e.slot)].next;
@@ -599,7 +596,7 @@ class wheel {
       if (e.what == next_step::kind::turn)
         turn(e.start);
       else
-        pull_far();
+        cascade(far_);
     }
   }
 
@@ -696,13 +693,10 @@ class wheel {
       const std::size_t source = next_slot(level);
       if (source == layout::all_slots || detail::list_empty(slots_[source])) continue;
       link& from = slots_[source];
-      const std::size_t spare = spare_base(level - 1);
       for (unsigned n = 0; n < budget && !detail::list_empty(from); ++n) {
         link& node = *from.next;
         detail::list_unlink(node);
-        const std::size_t target = spare + slot_of(deadline_of(node), level - 1);
-        if (detail::list_empty(slots_[target])) mark_occupied(staged_mask_, level - 1, target);
-        detail::list_push_back(slots_[target], node);
+        detail::list_push_back(spare_slot(level, deadline_of(node)), node);
       }
       if (detail::list_empty(from)) {
         mark_empty(source);  // the budget stays: new timers skip the slot
@@ -714,6 +708,14 @@ class wheel {
     // While a near slot still holds timers, every advance moves some: none
     // takes the O(1) path.
     if (pressed) block_fast_path();
+  }
+
+  // The slot, marked occupied, where a timer of `deadline` in the next slot
+  // of `level` waits in the spare bank of the level below.
+  link& spare_slot(unsigned level, tick_type deadline) noexcept {
+    const std::size_t index = spare_base(level - 1) + slot_of(deadline, level - 1);
+    if (detail::list_empty(slots_[index])) mark_occupied(staged_mask_, level - 1, index);
+    return slots_[index];
   }
 
   // Puts the timers of every spare bank back at the front of the slot they
@@ -739,23 +741,14 @@ class wheel {
   // Places every timer of a coarse slot that now has reached again relative
   // to now; each lands strictly lower, behind the timers already in its
   // slot, all of which were scheduled before it, so scheduling order is kept.
+  // The far list at the start of a top-level block goes the same way: its
+  // timers of this block come into the levels, the rest back to it, with
+  // their lower bound recomputed.
   void cascade(link& sentinel) noexcept {
     link* node = sentinel.next;
     detail::list_init(sentinel);
     mark_empty_if_slot(&sentinel);
     while (node != &sentinel) {
-      link* const next = node->next;
-      place(*node, deadline_of(*node), false);
-      node = next;
-    }
-  }
-
-  // At the start of a top-level block: brings the far timers of this block
-  // into the levels, keeps the rest and recomputes their lower bound.
-  void pull_far() noexcept {
-    link* node = far_.next;
-    detail::list_init(far_);
-    while (node != &far_) {
       link* const next = node->next;
       place(*node, deadline_of(*node), false);
       node = next;
