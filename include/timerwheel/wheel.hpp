@@ -32,20 +32,22 @@
 // Exact order without a sequence number: every slot keeps its timers in
 // scheduling order. A schedule appends (it is the newest), and a cascade runs
 // only when every lower level is empty, distributing one slot's timers in
-// order into empty slots. So a level-0 slot, drained front to back, fires
-// equal deadlines first-scheduled first.
+// order into slots that hold only timers newer than them. So a level-0 slot,
+// drained front to back, fires equal deadlines first-scheduled first.
 //
 // Spreading cascades: a coarse slot of thousands of timers would cascade in
 // one advance. So every level keeps a spare bank of slots, and in the last
-// quarter of the time before a level's next slot starts, each advance that
-// does work moves a few of its timers (4, up to 32 when they keep coming),
-// oldest first, into the spare bank of the level below, in the slots they
-// will take there when the slot starts. Then the spare bank becomes the
-// active one (an O(1) swap) and only what was not moved yet cascades.
-// Moving oldest first keeps scheduling order: whatever sits deeper was
-// scheduled earlier. The next slot of a level in its last slot is slot 0 of
-// its own spare bank, filled from the level above, so the timers of a slot
-// move down one level at a time, each ahead of its own start.
+// quarter of the time before a level's next slot starts, that slot is
+// diverted: new timers of it go to the spare bank of the level below, in the
+// slots they will take there when it starts, and each advance that does work
+// moves a few of the timers it holds there too (4, up to 32 when time runs
+// short). At the start the spare bank becomes the active one (an O(1) swap)
+// and only what was not moved yet cascades. Moves take the newest first and
+// put each in front, new timers go behind, and what is left goes in front at
+// the start, so timers of one deadline stay in scheduling order. The next
+// slot of a level in its last slot is slot 0 of its own spare bank, filled
+// from the level above, so the timers of a slot move down one level at a
+// time, each ahead of its own start.
 //
 // A configuration whose levels do not cover the tick type keeps a far list of
 // the timers beyond its top level, re-examined when now enters a new block of
@@ -98,6 +100,7 @@ class wheel {
     for (link& s : slots_) detail::list_init(s);
     for (unsigned k = 0; k < layout::count; ++k) base_[k] = layout::bank_base[k];
     budget_.fill(stage_budget);
+    divert_.fill(no_slot);
     detail::list_init(far_);
     detail::list_init(expired_);
   }
@@ -280,6 +283,7 @@ class wheel {
     summary_ = {};
     level_mask_ = 0;
     staged_mask_ = 0;
+    stop_diverting(~std::uint64_t{0});
     lower_bound_ = no_event();
     unlink_all(far_);
     unlink_all(expired_);
@@ -413,19 +417,19 @@ class wheel {
     const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
-      const std::size_t index = slot_index(level, slot_of(deadline, level));
-      list = &slots_[index];
-      // A slot that holds timers is marked already: skipping the stores
-      // keeps the store queue short on the hot path.
-      if (detail::list_empty(*list)) {
-        if (level != 0 && budget_[level] > stage_budget && !at_front && index == next_slot(level)) {
-          // The next slot of a level pressed for time, drained: every older
-          // timer of its block has moved to the spare bank, and this one
-          // joins them there rather than arriving faster than moves drain.
-          list = &spare_slot(level, deadline);
-        } else {
-          mark_occupied(level_mask_, level, index);
-        }
+      std::size_t index = slot_index(level, slot_of(deadline, level));
+      if (index != divert_[level]) [[likely]] {
+        list = &slots_[index];
+        // A slot that holds timers is marked already: skipping the stores
+        // keeps the store queue short on the hot path.
+        if (detail::list_empty(*list)) mark_occupied(level_mask_, level, index);
+      } else {
+        // The next slot of a level whose timers are moving ahead of time:
+        // newer than all of them, this one waits behind them in a spare bank.
+        unsigned below = level;
+        index = diverted_slot(below, deadline);
+        list = &slots_[index];
+        if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
       }
     } else if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_)) {
       far_lower_bound_ = deadline;
@@ -443,6 +447,9 @@ class wheel {
       // Distances from now drift as now moves: an empty wheel's stale bound
       // could read as far ahead of a new event.
       const bool was_empty = wheel_empty();
+      // An emptied wheel keeps no bound that would stop an advance at the
+      // start of a diverted slot: the diversion ends with the timers.
+      if (was_empty) stop_diverting(~std::uint64_t{0});
       const tick_type event = place(node, deadline, at_front);
       if (was_empty || distance(event) < distance(lower_bound_)) lower_bound_ = event;
     } else {
@@ -560,6 +567,7 @@ class wheel {
     std::size_t fired = 0;
     while (distance(lower_bound_) <= distance(to)) {
       if (wheel_empty()) {
+        stop_diverting(~std::uint64_t{0});
         lower_bound_ = no_event();
         break;
       }
@@ -613,7 +621,7 @@ class wheel {
   // level's next slot has been moved out), or with neither, the top-level
   // block of the earliest far timer.
   next_step next_event() const noexcept {
-    if (layout::has_far && (level_mask_ | staged_mask_) == 0)
+    if (layout::has_far && (level_mask_ | staged_mask_ | diverting_) == 0)
       return {static_cast<tick_type>(far_lower_bound_ & layout::event_mask[layout::count]), 0,
               next_step::kind::far};
     next_step e{tick_type{}, 0, next_step::kind::turn};
@@ -623,8 +631,10 @@ class wheel {
       e.start = slot_start(level, e.slot);
       if (level == 0) e.what = next_step::kind::fire;
     }
-    if (staged_mask_ != 0) {
-      const tick_type block = next_start(static_cast<unsigned>(std::countr_zero(staged_mask_)) + 1);
+    // A diverted slot's start is a turn even when nothing waits for it:
+    // the diversion must end there.
+    if (const std::uint64_t turns = staged_mask_ | diverting_ >> 1; turns != 0) {
+      const tick_type block = next_start(static_cast<unsigned>(std::countr_zero(turns)) + 1);
       if (level_mask_ == 0 || distance(block) < distance(e.start)) {
         e.start = block;
         e.what = next_step::kind::turn;
@@ -634,18 +644,21 @@ class wheel {
   }
 
   // Now has reached `start`, the first tick of a slot of level 1 or above.
-  // The spare banks holding blocks that start here become active, then every
-  // slot that starts here cascades, the lowest level first: what the spare
-  // banks brought was scheduled before anything still in a slot above it,
-  // and each cascade appends behind it.
+  // The diversions into the slots that start here end, the spare banks
+  // holding their blocks become active, then every slot that starts here
+  // cascades to the front of the lists below, the lowest level first: what
+  // is left in a slot was scheduled before every timer of its deadline that
+  // moved out of it or was sent past it, and before what is left in the
+  // slots below (all of which came from it).
   void turn(tick_type start) noexcept {
     const unsigned top = layout::level_of_start[std::countr_zero(start)];
+    stop_diverting((~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1});
     for (std::uint64_t spares = staged_mask_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
       swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
     for (unsigned level = 1; level <= top; ++level) {
       if (!level_occupied(level)) continue;
       link& sentinel = slots_[slot_index(level, slot_of(start, level))];
-      if (!detail::list_empty(sentinel)) cascade(sentinel);
+      if (!detail::list_empty(sentinel)) cascade_to_front(sentinel);
     }
   }
 
@@ -667,41 +680,53 @@ class wheel {
     const unsigned current = slot_of(now_, level);
     if (current < layout::slot_mask[level]) return slot_index(level, current + 1);
     if (level + 1 < layout::count) return spare_base(level);
-    return layout::all_slots;
+    return no_slot;
   }
 
-  // Spreads cascades over the advances before them: moves timers of the
-  // next slot of every level from 1 up, oldest first, into the spare bank
-  // of the level below, in the slots they will take there when their slot
-  // starts, in the last quarter of the time before it does. A level moves
-  // stage_budget timers an advance, twice as many after each advance that
-  // left the slot non-empty (timers keep arriving there), up to
-  // max_stage_budget, and then new timers of the drained slot go straight
-  // to the spare bank (see place()).
+  // Spreads cascades over the advances before them. In the last quarter of
+  // the time before the next slot of a level (1 or above) starts, new timers
+  // of that slot go past it to the spare bank of the level below (the
+  // slot is diverted: see place()), and every advance that does work moves
+  // a few of the timers it still holds there too, newest first, each to the
+  // front of the slot it will take there when the slot starts. So a spare
+  // slot holds, for each deadline, what moved in scheduling order and then
+  // what was sent past, and whatever is left in the slot is older than all
+  // of it (turn() puts it in front). Once diverted, a slot only shrinks: a
+  // level moves stage_budget timers an advance, and twice as many after each
+  // advance that leaves timers in it during the last sixteenth of the time,
+  // up to max_stage_budget.
   void stage() noexcept {
     bool pressed = false;
     for (std::uint64_t levels = (level_mask_ | staged_mask_) & ~std::uint64_t{1}; levels != 0;
          levels &= levels - 1) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(levels));
       std::uint8_t& budget = budget_[level];
-      // Only in the last quarter of the time before the slot starts: moved
-      // earlier, more of its timers would be cancelled after their move.
-      if (distance(next_start(level)) > layout::slot_width[level] / 4) {
+      const tick_type start = next_start(level);
+      // Only in the last quarter: moved earlier, more of the slot's timers
+      // would be cancelled after their move.
+      if (distance(start) > layout::slot_width[level] / 4) {
         budget = stage_budget;
         continue;
       }
       const std::size_t source = next_slot(level);
-      if (source == layout::all_slots || detail::list_empty(slots_[source])) continue;
+      if (source == no_slot) continue;
+      if (divert_[level] == no_slot) {
+        divert_[level] = source;
+        diverting_ |= bit(level);
+        if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
+      }
       link& from = slots_[source];
+      if (detail::list_empty(from)) continue;
       for (unsigned n = 0; n < budget && !detail::list_empty(from); ++n) {
-        link& node = *from.next;
+        link& node = *from.prev;
         detail::list_unlink(node);
-        detail::list_push_back(spare_slot(level, deadline_of(node)), node);
+        detail::list_push_front(spare_slot(level, deadline_of(node)), node);
       }
       if (detail::list_empty(from)) {
-        mark_empty(source);  // the budget stays: new timers skip the slot
+        mark_empty(source);
       } else {
-        if (budget < max_stage_budget) budget = static_cast<std::uint8_t>(budget * 2);
+        if (distance(start) <= layout::slot_width[level] / 16 && budget < max_stage_budget)
+          budget = static_cast<std::uint8_t>(budget * 2);
         pressed = true;
       }
     }
@@ -711,16 +736,38 @@ class wheel {
   }
 
   // The slot, marked occupied, where a timer of `deadline` in the next slot
-  // of `level` waits in the spare bank of the level below.
+  // of `level` moves to: in the spare bank of the level below.
   link& spare_slot(unsigned level, tick_type deadline) noexcept {
     const std::size_t index = spare_base(level - 1) + slot_of(deadline, level - 1);
     if (detail::list_empty(slots_[index])) mark_occupied(staged_mask_, level - 1, index);
     return slots_[index];
   }
 
-  // Puts the timers of every spare bank back at the front of the slot they
-  // were moved from, lowest level first (a level's next slot may be slot 0
-  // of its own spare bank), so that the active banks alone hold them all.
+  // The spare slot where a new timer of `deadline` in the diverted next slot
+  // of `level` waits, and in `level`, the level of its bank: the level
+  // below, or lower while that spare slot is itself the diverted next slot
+  // of its level (one in its last slot).
+  std::size_t diverted_slot(unsigned& level, tick_type deadline) const noexcept {
+    std::size_t index;
+    do {
+      --level;
+      index = spare_base(level) + slot_of(deadline, level);
+    } while (index == divert_[level]);
+    return index;
+  }
+
+  // Ends the diversion of the levels in `levels`: done where their next
+  // slots change (turn), and where no timer is left to keep order with.
+  void stop_diverting(std::uint64_t levels) noexcept {
+    for (std::uint64_t d = diverting_ & levels; d != 0; d &= d - 1)
+      divert_[static_cast<unsigned>(std::countr_zero(d))] = no_slot;
+    diverting_ &= ~levels;
+  }
+
+  // Puts the timers of every spare bank back at the back of the slot they
+  // were moved from (they are newer, for each deadline, than what is left
+  // there), lowest level first (a level's next slot may be slot 0 of its own
+  // spare bank), so that the active banks alone hold them all.
   void unstage() noexcept {
     for (unsigned level = 1; level < layout::count && staged_mask_ != 0; ++level) {
       if ((staged_mask_ >> (level - 1) & 1) == 0) continue;
@@ -728,8 +775,8 @@ class wheel {
       const std::size_t spare = spare_base(level - 1);
       for (std::size_t w = spare / 64; w < spare / 64 + layout::words[level - 1]; ++w) {
         for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
-          detail::list_splice_front(slots_[source],
-                                    slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
+          detail::list_splice_back(slots_[source],
+                                   slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
         occupied_[w] = 0;
       }
       if constexpr (!layout::single_word) summary_[layout::bank_of_word[spare / 64]] = 0;
@@ -755,6 +802,19 @@ class wheel {
     }
   }
 
+  // Places every timer of a slot that now has reached again relative to now,
+  // the newest first, each at the front of its list: see turn().
+  void cascade_to_front(link& sentinel) noexcept {
+    link* node = sentinel.prev;
+    detail::list_init(sentinel);
+    mark_empty_if_slot(&sentinel);
+    while (node != &sentinel) {
+      link* const prev = node->prev;
+      place(*node, deadline_of(*node), true);
+      node = prev;
+    }
+  }
+
   // Hands every timer of `list` to `on_expired`, front first.
   template <class F>
   std::size_t drain(link& list, F& on_expired) {
@@ -773,8 +833,9 @@ class wheel {
   // `batch`, in (deadline, scheduling order).
   void gather(link& batch) noexcept {
     unstage();
-    // No level is pressed for time while the batch runs: a timer its
-    // callbacks schedule goes to its slot, behind whatever a throw puts back.
+    // No slot is diverted while the batch runs: a timer its callbacks
+    // schedule goes to its slot, behind whatever a throw puts back.
+    stop_diverting(~std::uint64_t{0});
     budget_.fill(stage_budget);
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
@@ -824,6 +885,7 @@ class wheel {
   // cascades of coarse slots (see stage()).
   static constexpr std::uint8_t stage_budget = 4;
   static constexpr std::uint8_t max_stage_budget = 32;
+  static constexpr std::size_t no_slot = layout::all_slots;
 
   std::array<link, layout::all_slots> slots_;  // two banks a level
   std::array<std::uint64_t, layout::all_words> occupied_{};
@@ -833,6 +895,10 @@ class wheel {
   std::uint64_t level_mask_ = 0;                    // bit k: level k's active bank is non-empty
   std::uint64_t staged_mask_ = 0;                   // bit k: level k's spare bank is non-empty
   std::array<std::uint8_t, layout::count> budget_;  // timers each level moves an advance
+  // Per level: the flat index of its next slot while diverted (see stage()),
+  // no_slot otherwise; bit k of diverting_: level k's is.
+  std::array<std::size_t, layout::count> divert_;
+  std::uint64_t diverting_ = 0;
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
   // every timer in the levels and the far list; meaningful while they hold one.
@@ -873,7 +939,7 @@ void wheel<Config>::check_invariants() const {
         fail("a bank starts off its level");
       // A spare bank holds the block of the next slot of the level above.
       const bool spare_in_use =
-          !active && level + 1 < layout::count && next_slot(level + 1) != layout::all_slots;
+          !active && level + 1 < layout::count && next_slot(level + 1) != no_slot;
       const tick_type block = spare_in_use ? next_start(level + 1) : tick_type{};
       std::uint64_t summary = 0;
       for (std::size_t word = base / 64; word < base / 64 + layout::words[level]; ++word) {
@@ -915,6 +981,15 @@ void wheel<Config>::check_invariants() const {
   }
   if (levels_seen != level_mask_) fail("the mask of non-empty levels disagrees");
   if (spares_seen != staged_mask_) fail("the mask of spare banks in use disagrees");
+  for (unsigned level = 0; level < layout::count; ++level) {
+    const bool diverted = (diverting_ >> level & 1) != 0;
+    if (diverted != (divert_[level] != no_slot)) fail("the mask of diverted slots disagrees");
+    if (!diverted) continue;
+    if (level == 0 || divert_[level] != next_slot(level))
+      fail("a diverted slot is not its level's next slot");
+    if (any && distance(next_start(level)) < distance(lower_bound_))
+      fail("the lower bound is after a diverted slot's start");
+  }
   const std::size_t far = check_links(far_);
   if (far != 0 && !layout::has_far) fail("a far list in a configuration that covers its ticks");
   for (const link* p = far_.next; p != &far_; p = p->next) {

@@ -715,9 +715,9 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
 }
 
 // A level's next slot holding more timers than a few moves an advance can
-// drain before it starts: the moves grow, and once it is drained new timers
-// of its block go straight to the spare bank. Timers keep arriving all along;
-// all of one deadline fire in scheduling order.
+// drain before it starts: the moves grow, new timers of its block go past it
+// to the spare bank, and what is left cascades when it starts. Timers keep
+// arriving all along; all of one deadline fire in scheduling order.
 TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
   rig r(256, 0);
   std::vector<std::size_t> want;
@@ -736,6 +736,33 @@ TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
     r.w.check_invariants();
   }
   r.w.advance(100, r.record());
+  EXPECT_EQ(r.fired_indices(), want);
+}
+
+// Level 1 in its last slot: its next slot is slot 0 of its spare bank, where
+// level 2's next slot moves to. Timers of that block scheduled while both
+// are diverted go past both, behind every timer of their deadline moved down
+// one level and then two.
+TEST(Wheel, FifoWhenADivertedSlotIsTheNextSlotOfTheLevelBelow) {
+  rig r(64, 0);
+  std::vector<std::size_t> want;
+  std::size_t next = 1;
+  for (; next <= 12; ++next) {
+    r.w.schedule(r[next], 4100);  // level 2, slot 1; level 1 slot 0 of its block
+    want.push_back(next);
+  }
+  for (std::uint64_t t = 1; t < 4100; ++t) {
+    r.w.schedule(r[0], t);  // due at once: every advance does work
+    r.w.advance(t, [](tw::timer_hook&) {});
+    // From 4080 level 1's next slot is diverted too, and moves four timers
+    // an advance: new timers arrive while it is partly moved.
+    if (t >= 4078 && t < 4096) {
+      r.w.schedule(r[next], 4100);
+      want.push_back(next++);
+    }
+    r.w.check_invariants();
+  }
+  r.w.advance(4100, r.record());
   EXPECT_EQ(r.fired_indices(), want);
 }
 
