@@ -129,8 +129,10 @@ class wheel {
     else
       ++size_;
     if (behind(deadline)) deadline = now_;
-    access::set_deadline(timer, deadline);
     insert(node, deadline, false);
+    // Stored last: the compiler cannot tell the hook from now_, and would
+    // read now_ again after the store.
+    access::set_deadline(timer, deadline);
   }
 
   // Schedules `timer` at the tick of [earliest, latest] with the most
@@ -372,11 +374,12 @@ class wheel {
   }
 
   unsigned level_of(tick_type deadline) const noexcept {
-    return layout::level_of_width[std::bit_width(static_cast<tick_type>(deadline ^ now_))];
+    return layout::level_of_clz[std::countl_zero(static_cast<tick_type>((deadline ^ now_) | 1))];
   }
 
   static unsigned slot_of(tick_type t, unsigned level) noexcept {
-    return static_cast<unsigned>((t >> layout::shift[level]) & layout::slot_mask[level]);
+    const auto& rule = layout::rules[level];
+    return static_cast<unsigned>((t >> rule.shift) & rule.slot_mask);
   }
 
   static constexpr std::uint64_t bit(unsigned n) noexcept { return std::uint64_t{1} << n; }
@@ -414,7 +417,7 @@ class wheel {
   // the start of its top-level block.
   tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
     const unsigned level = level_of(deadline);
-    const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
+    const auto event = static_cast<tick_type>(deadline & layout::rules[level].event_mask);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
       std::size_t index = slot_index(level, slot_of(deadline, level));
@@ -456,7 +459,8 @@ class wheel {
       // Plain numbers: an emptied wheel's bound stays a bound, and collect
       // resets it to the largest tick when it finds the wheel empty.
       const tick_type event = place(node, deadline, at_front);
-      if (event < lower_bound_) lower_bound_ = event;
+      if (event < lower_bound_) [[unlikely]]
+        lower_bound_ = event;
     }
   }
 

@@ -117,6 +117,15 @@ struct layout {
     return l;
   }();
 
+  // The same, indexed by the count of leading zero bits of (XOR | 1): one
+  // instruction fewer on the path of every schedule, and no test for zero
+  // (the low bit changes no level: level 0 holds widths 0 and 1 alike).
+  static constexpr std::array<std::uint8_t, digits> level_of_clz = [] {
+    std::array<std::uint8_t, digits> l{};
+    for (unsigned z = 0; z < digits; ++z) l[z] = level_of_width[digits - z];
+    return l;
+  }();
+
   static constexpr tick low_bits(unsigned n) noexcept { return ticks<tick>::low_bits(n); }
 
   static constexpr std::array<tick, count> slot_mask = [] {
@@ -138,6 +147,20 @@ struct layout {
     std::array<tick, count + 1> m{};
     for (unsigned k = 0; k <= count; ++k) m[k] = static_cast<tick>(~low_bits(shift[k]));
     return m;
+  }();
+
+  // What placing a timer at level k reads, side by side: one table on the
+  // path of every schedule (k = count: the far list, which has no slots).
+  struct rule {
+    tick slot_mask;   // slot_mask[k]
+    tick event_mask;  // event_mask[k]
+    unsigned shift;   // shift[k]
+  };
+  static constexpr std::array<rule, count + 1> rules = [] {
+    std::array<rule, count + 1> r{};
+    for (unsigned k = 0; k < count; ++k) r[k] = {slot_mask[k], event_mask[k], shift[k]};
+    r[count] = {0, event_mask[count], shift[count]};
+    return r;
   }();
 
   // The bits above level k: what every timer at level k shares with now.
