@@ -36,21 +36,25 @@ inline extra_row make_extra_row(std::string workload, std::string params, std::s
 // ---------------------------------------------------------------------------------------------
 // W4 memory.
 
+// Two rows: bytes per pending timer, everything included, and the structure's fixed bytes
+// (its object: what it keeps whatever its timers) on their own.
 template <class A>
-extra_row w4_row(const std::vector<std::uint64_t>& deadlines, std::uint64_t range,
-                 const std::string& params) {
+std::vector<extra_row> w4_rows(const std::vector<std::uint64_t>& deadlines, std::uint64_t range,
+                               const std::string& params) {
   extra_row r =
       make_extra_row("W4 memory", params, A::name, "bytes per pending timer (structure + hook)");
   constexpr limits l = limits_of<A>();
   if (deadlines.size() > l.max_timers || range > l.max_range) {
     r.skipped = std::string("hopeless at this size: ") + l.why;
-    return r;
+    return {r};
   }
   const memory_result m = run_w4<A>(deadlines);
-  r.median = r.min = m.structure_bytes_per_timer + static_cast<double>(m.hook_bytes);
-  r.max = r.median;
+  r.median = r.min = r.max = m.structure_bytes_per_timer + static_cast<double>(m.hook_bytes);
   r.error = m.error;
-  return r;
+  extra_row fixed = make_extra_row("W4 memory", "fixed", A::name,
+                                   "bytes the structure keeps whatever its timers (its object)");
+  fixed.median = fixed.min = fixed.max = static_cast<double>(m.fixed_bytes);
+  return {r, fixed};
 }
 
 inline extra_row w4_timer_queue_row(const std::vector<std::uint64_t>& deadlines,

@@ -498,7 +498,9 @@ void run_extras(const options& o) {
     tb::xoshiro256ss rng(tb::derive_seed(o.seed, "W4"));
     std::vector<std::uint64_t> d(1'000'000);
     for (auto& x : d) x = rng.uniform(1, range);
-    for_each_type(compared{}, [&]<class A>() { add_extra(tb::w4_row<A>(d, range, "N=1e6")); });
+    for_each_type(compared{}, [&]<class A>() {
+      for (const tb::extra_row& r : tb::w4_rows<A>(d, range, "N=1e6")) add_extra(r);
+    });
     add_extra(tb::w4_timer_queue_row(d, "N=1e6"));
   }
   {

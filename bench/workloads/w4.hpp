@@ -1,6 +1,6 @@
 // W4 memory: bytes per pending timer at N timers, structure included: what the structure holds
-// from operator new once N timers are scheduled (uniform [1, R]; the nodes themselves left out),
-// divided by N, plus what it keeps inside each timer's object (the hook).
+// from operator new once N timers are scheduled (uniform [1, R]; the nodes themselves left out)
+// plus its own object, divided by N, plus what it keeps inside each timer's object (the hook).
 #pragma once
 
 #include <timerwheel/timer_queue.hpp>
@@ -18,7 +18,9 @@ namespace timerwheel_bench {
 
 struct memory_result {
   double bytes_per_timer = 0;
-  double structure_bytes_per_timer = 0;  // allocated by the structure, per timer
+  double structure_bytes_per_timer =
+      0;                        // the structure's own bytes (fixed ones included), per timer
+  std::size_t fixed_bytes = 0;  // what the structure keeps whatever its timers: its object
   std::size_t hook_bytes = 0;
   std::string error;
 };
@@ -26,13 +28,24 @@ struct memory_result {
 template <structure_adapter A>
 memory_result run_w4(const std::vector<std::uint64_t>& deadlines) {
   const std::size_t n = deadlines.size();
+  using nodes = std::vector<typename A::node>;
+  // What the timers' own objects take from the allocator, the rounding of one large block
+  // included, measured on a vector like the adapter's: not the structure's.
+  std::ptrdiff_t object_bytes = live_heap_bytes();
+  {
+    const nodes probe(n);
+    object_bytes = live_heap_bytes() - object_bytes;
+  }
   const std::ptrdiff_t before = live_heap_bytes();
   memory_result m;
   {
     A a(n);
     for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, deadlines[i]);
+    // The structure's object (a wheel's slots and bitmaps) counts too: the adapter less its
+    // vector of nodes.
+    m.fixed_bytes = sizeof(A) - sizeof(nodes);
     const std::ptrdiff_t held =
-        live_heap_bytes() - before - static_cast<std::ptrdiff_t>(n * sizeof(typename A::node));
+        live_heap_bytes() - before - object_bytes + static_cast<std::ptrdiff_t>(m.fixed_bytes);
     if (a.size() != n) m.error = "size " + std::to_string(a.size()) + " after scheduling; ";
     m.structure_bytes_per_timer = static_cast<double>(held) / static_cast<double>(n);
     m.hook_bytes = A::hook_bytes;
