@@ -662,7 +662,7 @@ class wheel {
     for (unsigned level = 1; level <= top; ++level) {
       if (!level_occupied(level)) continue;
       link& sentinel = slots_[slot_index(level, slot_of(start, level))];
-      if (!detail::list_empty(sentinel)) cascade_to_front(sentinel);
+      if (!detail::list_empty(sentinel)) cascade(sentinel);
     }
   }
 
@@ -790,25 +790,12 @@ class wheel {
   }
 
   // Places every timer of a coarse slot that now has reached again relative
-  // to now; each lands strictly lower, behind the timers already in its
-  // slot, all of which were scheduled before it, so scheduling order is kept.
-  // The far list at the start of a top-level block goes the same way: its
-  // timers of this block come into the levels, the rest back to it, with
-  // their lower bound recomputed.
+  // to now, the newest first, each at the front of its list: each lands
+  // strictly lower, ahead of the newer timers of its deadline there (see
+  // turn()). The far list at the start of a top-level block goes the same
+  // way, into empty levels: its timers of this block come into the levels,
+  // the rest back to it in order, with their lower bound recomputed.
   void cascade(link& sentinel) noexcept {
-    link* node = sentinel.next;
-    detail::list_init(sentinel);
-    mark_empty_if_slot(&sentinel);
-    while (node != &sentinel) {
-      link* const next = node->next;
-      place(*node, deadline_of(*node), false);
-      node = next;
-    }
-  }
-
-  // Places every timer of a slot that now has reached again relative to now,
-  // the newest first, each at the front of its list: see turn().
-  void cascade_to_front(link& sentinel) noexcept {
     link* node = sentinel.prev;
     detail::list_init(sentinel);
     mark_empty_if_slot(&sentinel);
