@@ -55,10 +55,10 @@ struct w1_size {
   std::size_t quick_steps;
 };
 inline constexpr w1_size w1_sizes[] = {
-    {1'000, std::uint64_t{1} << 20, 4'000'000, 200'000},
-    {100'000, std::uint64_t{1} << 20, 4'000'000, 300'000},
-    {1'000'000, std::uint64_t{1} << 20, 10'000'000, 500'000},
-    {1'000'000, std::uint64_t{1} << 32, 10'000'000, 500'000},
+    {1'000, std::uint64_t{1} << 20, 2'000'000, 200'000},
+    {100'000, std::uint64_t{1} << 20, 2'000'000, 300'000},
+    {1'000'000, std::uint64_t{1} << 20, 2'000'000, 500'000},
+    {1'000'000, std::uint64_t{1} << 32, 2'000'000, 500'000},
 };
 inline constexpr std::size_t w3_timers = 1'000;
 inline constexpr std::size_t w3_jumps = 1'000'000;

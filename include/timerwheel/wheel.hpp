@@ -374,12 +374,12 @@ class wheel {
   }
 
   unsigned level_of(tick_type deadline) const noexcept {
-    return layout::level_of_clz[std::countl_zero(static_cast<tick_type>((deadline ^ now_) | 1))];
+    return layout::level_at(
+        static_cast<unsigned>(std::countl_zero(static_cast<tick_type>((deadline ^ now_) | 1))));
   }
 
   static unsigned slot_of(tick_type t, unsigned level) noexcept {
-    const auto& rule = layout::rules[level];
-    return static_cast<unsigned>((t >> rule.shift) & rule.slot_mask);
+    return layout::slot_at(t, level);
   }
 
   static constexpr std::uint64_t bit(unsigned n) noexcept { return std::uint64_t{1} << n; }

@@ -163,6 +163,51 @@ struct layout {
     return r;
   }();
 
+  // Whether every level has the same bits. Then a deadline's level and slot
+  // come from arithmetic on the leading-zero count rather than from two
+  // table reads in a row: those reads sit on the path from the deadline to
+  // its slot's sentinel, and at a million timers that path is a churn step's
+  // critical one (docs/design.md, "What limits churn at a million timers").
+  static constexpr bool uniform = [] {
+    for (unsigned k = 1; k < count; ++k)
+      if (Config::bits[k] != Config::bits[0]) return false;
+    return true;
+  }();
+
+  // The level of a deadline whose XOR with now, OR 1, has `clz` leading
+  // zero bits; `count` stands for the far list.
+  static constexpr unsigned level_at(unsigned clz) noexcept {
+    if constexpr (uniform) {
+      const unsigned level = (digits - 1 - clz) / Config::bits[0];
+      if constexpr (has_far) return level < count ? level : count;
+      return level;
+    } else {
+      return level_of_clz[clz];
+    }
+  }
+  // A timer's slot at level k (below count): bits shift[k] and up of its deadline.
+  static constexpr unsigned slot_at(tick t, unsigned level) noexcept {
+    if constexpr (uniform) {
+      return static_cast<unsigned>((t >> (level * Config::bits[0])) & slot_mask[0]);
+    } else {
+      return static_cast<unsigned>((t >> rules[level].shift) & rules[level].slot_mask);
+    }
+  }
+  static_assert(
+      [] {
+        for (unsigned z = 0; z < digits; ++z) {
+          if (level_at(z) != level_of_clz[z]) return false;
+          if (level_of_clz[z] < count && shift[level_of_clz[z]] != rules[level_of_clz[z]].shift)
+            return false;
+        }
+        for (unsigned k = 0; k < count; ++k)
+          for (unsigned bit = 0; bit < digits; ++bit)
+            if (slot_at(tick{1} << bit, k) != (((tick{1} << bit) >> shift[k]) & slot_mask[k]))
+              return false;
+        return true;
+      }(),
+      "the arithmetic placement of uniform levels agrees with the tables");
+
   // The bits above level k: what every timer at level k shares with now.
   static constexpr std::array<tick, count> high_mask = [] {
     std::array<tick, count> m{};
