@@ -417,7 +417,7 @@ class wheel {
   // the start of its top-level block.
   tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
     const unsigned level = level_of(deadline);
-    const auto event = static_cast<tick_type>(deadline & layout::rules[level].event_mask);
+    const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
       std::size_t index = slot_index(level, slot_of(deadline, level));

@@ -149,20 +149,6 @@ struct layout {
     return m;
   }();
 
-  // What placing a timer at level k reads, side by side: one table on the
-  // path of every schedule (k = count: the far list, which has no slots).
-  struct rule {
-    tick slot_mask;   // slot_mask[k]
-    tick event_mask;  // event_mask[k]
-    unsigned shift;   // shift[k]
-  };
-  static constexpr std::array<rule, count + 1> rules = [] {
-    std::array<rule, count + 1> r{};
-    for (unsigned k = 0; k < count; ++k) r[k] = {slot_mask[k], event_mask[k], shift[k]};
-    r[count] = {0, event_mask[count], shift[count]};
-    return r;
-  }();
-
   // Whether every level has the same bits. Then a deadline's level and slot
   // come from arithmetic on the leading-zero count rather than from two
   // table reads in a row: those reads sit on the path from the deadline to
@@ -190,7 +176,7 @@ struct layout {
     if constexpr (uniform) {
       return static_cast<unsigned>((t >> (level * Config::bits[0])) & slot_mask[0]);
     } else {
-      return static_cast<unsigned>((t >> rules[level].shift) & rules[level].slot_mask);
+      return static_cast<unsigned>((t >> shift[level]) & slot_mask[level]);
     }
   }
   // Shifting and masking act bit by bit, so single bits check slot_at whole.
