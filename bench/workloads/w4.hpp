@@ -18,9 +18,10 @@ namespace timerwheel_bench {
 
 struct memory_result {
   double bytes_per_timer = 0;
-  double structure_bytes_per_timer =
-      0;                        // the structure's own bytes (fixed ones included), per timer
-  std::size_t fixed_bytes = 0;  // what the structure keeps whatever its timers: its object
+  // The structure's own bytes (fixed ones included), per timer.
+  double structure_bytes_per_timer = 0;
+  // What the structure keeps whatever its timers: its object.
+  std::size_t fixed_bytes = 0;
   std::size_t hook_bytes = 0;
   std::string error;
 };
