@@ -55,7 +55,7 @@ inline w1_sequence make_w1_sequence(const w1_params& p, std::uint64_t seed) {
 
 struct w1_state {
   std::uint64_t now = 0;
-  std::uint64_t cancelled = 0;  // cancels that found the timer pending
+  std::uint64_t missed = 0;     // cancels that found the timer not pending
   std::uint64_t reported = 0;   // sum of what advance returned
   std::size_t refire_pos = 0;
   std::vector<std::uint32_t> fired;  // this advance's fired nodes, rescheduled after it
@@ -73,10 +73,15 @@ void run_w1_steps(A& a, const w1_sequence& s, std::size_t from, std::size_t to, 
   const std::uint32_t* const offset = s.offset.data();
   const std::size_t mask = s.refire.size() - 1;
   for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
+    // No store of the harness's own in a step but the payload's: the compiler cannot tell st
+    // from the nodes the structure writes to, and a count kept in st (or spilled) costs a store
+    // each step, which a structure whose steps are bound by stores waiting on misses would pay.
+    const std::uint64_t before = st.now;
     for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
       const std::uint32_t i = index[k];
-      st.cancelled += a.cancel(i);
-      a.schedule(i, st.now + 1 + offset[k]);
+      if (!a.cancel(i)) [[unlikely]]
+        ++st.missed;
+      a.schedule(i, before + 1 + offset[k]);
     }
     const std::uint64_t now = ++st.now;
     st.fired.clear();
@@ -103,10 +108,7 @@ void run_w1_steps(A& a, const w1_sequence& s, std::size_t from, std::size_t to, 
 template <structure_adapter A>
 std::string verify_w1(const A& a, const w1_sequence& s, const w1_state& st) {
   std::string e = st.check.error();
-  const std::size_t steps = s.params.warm_steps + s.params.timed_steps;
-  if (st.cancelled != steps) {
-    e += std::to_string(steps - st.cancelled) + " cancels missed a pending timer; ";
-  }
+  if (st.missed != 0) e += std::to_string(st.missed) + " cancels missed a pending timer; ";
   if (st.reported != st.check.fired) {
     e += "advance returned " + std::to_string(st.reported) + " but fired " +
          std::to_string(st.check.fired) + "; ";

@@ -26,6 +26,18 @@ struct levels {
   using tick_type = Tick;
   static constexpr unsigned count = sizeof...(Bits);
   static constexpr std::array<unsigned, count> bits{Bits...};
+  // Whether the wheel keeps a count of its timers (see `counted`).
+  static constexpr bool constant_time_size = false;
+};
+
+// `counted<Config>`: `Config` whose wheel keeps a count of its pending
+// timers, so that size() is O(1) instead of a walk over them. The count costs
+// a store on every schedule of an idle timer and every cancel: a store that,
+// with a million timers, waits behind the misses on the neighbours a cancel
+// unlinks, and slows churn there by about a sixth (docs/design.md).
+template <class Config>
+struct counted : Config {
+  static constexpr bool constant_time_size = true;
 };
 
 // 64-bit ticks in eleven levels of 64 slots: 66 bits, so no far list.

@@ -67,8 +67,10 @@ class timer_queue {
   ~timer_queue() { clear(); }
 
   tick_type now() const noexcept { return wheel_.now(); }
-  std::size_t size() const noexcept { return wheel_.size(); }
-  bool empty() const noexcept { return wheel_.empty(); }
+  // Pending timers, expired ones not yet taken included. O(1): the queue
+  // counts the nodes it hands out.
+  std::size_t size() const noexcept { return live_; }
+  bool empty() const noexcept { return live_ == 0; }
 
   // Nodes held by the pool, idle ones included.
   std::size_t capacity() const noexcept { return capacity_; }
@@ -206,7 +208,7 @@ class timer_queue {
         throw std::logic_error("timerwheel: invariant broken: a generation of 0");
       live += n.pending() ? 1 : 0;
     }
-    if (live != wheel_.size())
+    if (live != live_ || live != wheel_.size())
       throw std::logic_error("timerwheel: invariant broken: live nodes disagree with size");
     std::size_t idle = 0;
     for (std::uint32_t i = free_; i != none_; i = at(i).next_free)
@@ -287,6 +289,7 @@ class timer_queue {
     const std::uint32_t next = n.next_free;
     ::new (static_cast<void*>(std::addressof(n.value))) T(std::move(value));
     free_ = next;
+    ++live_;
     return index;
   }
 
@@ -297,6 +300,7 @@ class timer_queue {
     if (++g == 0) g = 1;
     n.next_free = free_;
     free_ = index;
+    --live_;
   }
 
   template <class F>
@@ -313,6 +317,7 @@ class timer_queue {
   std::vector<chunk> chunks_;
   std::size_t capacity_ = 0;
   std::uint32_t free_ = none_;
+  std::size_t live_ = 0;  // nodes holding a value: the pending timers
   wheel<Config> wheel_;
 };
 

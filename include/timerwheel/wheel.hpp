@@ -114,9 +114,24 @@ class wheel {
   // The current time (ticks). While a callback runs: that timer's deadline.
   tick_type now() const noexcept { return now_; }
 
-  // Pending timers, those expired and not yet taken included. O(1).
-  std::size_t size() const noexcept { return size_; }
-  bool empty() const noexcept { return size_ == 0; }
+  // Pending timers, those expired and not yet taken included. O(1) for a
+  // `counted<...>` configuration; otherwise a walk over them, O(n + slots):
+  // a count would cost every schedule and cancel a store (see levels.hpp).
+  std::size_t size() const noexcept {
+    if constexpr (layout::counted) {
+      return size_;
+    } else {
+      std::size_t n = 0;
+      for_each_pending([&n](const hook_type&) { ++n; });
+      return n;
+    }
+  }
+
+  // Whether no timer is pending. O(1).
+  bool empty() const noexcept {
+    return wheel_empty() && detail::list_empty(expired_) &&
+           (batch_ == nullptr || detail::list_empty(*batch_));
+  }
 
   // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
   // deadline before now is taken as now: the timer is due and fires at the
@@ -127,7 +142,7 @@ class wheel {
     if (node.next != nullptr)
       unlink(node);
     else
-      ++size_;
+      count(+1);
     if (behind(deadline)) deadline = now_;
     insert(node, deadline, false);
     // Stored last: the compiler cannot tell the hook from now_, and would
@@ -154,7 +169,7 @@ class wheel {
     link& node = access::links(timer);
     if (node.next == nullptr) return false;
     unlink(node);
-    --size_;
+    count(-1);
     return true;
   }
 
@@ -196,7 +211,7 @@ class wheel {
     const detail::reentry_guard scope(running_);
     const std::size_t queued = collect(to, [this](hook_type& timer) {
       detail::list_push_back(expired_, access::links(timer));
-      ++size_;
+      count(+1);
     });
     now_ = to;
     stage();
@@ -233,7 +248,7 @@ class wheel {
     if (detail::list_empty(expired_)) return nullptr;
     link& node = *expired_.next;
     detail::list_unlink(node);
-    --size_;
+    count(-1);
     return &access::from_links<hook_type>(node);
   }
 
@@ -290,7 +305,7 @@ class wheel {
     unlink_all(far_);
     unlink_all(expired_);
     if (batch_ != nullptr) unlink_all(*batch_);
-    size_ = 0;
+    if constexpr (layout::counted) size_ = 0;
   }
 
   // Calls f(const hook_type&) for every pending timer, in no promised order.
@@ -464,6 +479,11 @@ class wheel {
     }
   }
 
+  // Keeps the count of a counted<...> configuration; nothing otherwise.
+  void count(int delta) noexcept {
+    if constexpr (layout::counted) size_ += static_cast<std::size_t>(delta);
+  }
+
   void unlink(link& node) noexcept {
     if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot(emptied);
   }
@@ -591,7 +611,7 @@ class wheel {
       }
       link& node = *slots_[slot_index(0, e.slot)].next;
       unlink(node);
-      --size_;
+      count(-1);
       ++fired;
       sink(access::from_links<hook_type>(node));
     }
@@ -813,7 +833,7 @@ class wheel {
     while (!detail::list_empty(list)) {
       link& node = *list.next;
       detail::list_unlink(node);
-      --size_;
+      count(-1);
       ++fired;
       on_expired(access::from_links<hook_type>(node));
     }
@@ -895,7 +915,7 @@ class wheel {
   // every timer in the levels and the far list; meaningful while they hold one.
   tick_type lower_bound_;
   tick_type far_lower_bound_{};  // at or before every far deadline
-  std::size_t size_ = 0;
+  std::size_t size_ = 0;  // pending timers, kept by counted<...> configurations only
   link far_;
   link expired_;           // the pull form's queue, in firing order
   link* batch_ = nullptr;  // expire_all's batch while it runs
@@ -919,7 +939,7 @@ void wheel<Config>::check_invariants() const {
   if (any && behind(lower_bound_)) fail("the lower bound of the next event is behind now");
   if (!layout::wraps && !detail::list_empty(expired_) && lower_bound_ != now_)
     fail("timers are queued but an advance could skip them");
-  std::size_t counted = 0;
+  std::size_t held = 0;
   std::uint64_t levels_seen = 0;
   std::uint64_t spares_seen = 0;
   for (unsigned level = 0; level < layout::count; ++level) {
@@ -961,7 +981,7 @@ void wheel<Config>::check_invariants() const {
                 fail("the lower bound is after a spare bank's block");
             }
           }
-          counted += n;
+          held += n;
         }
         if (occupied_[word] != 0) summary |= std::uint64_t{1} << layout::word_in_bank[word];
       }
@@ -992,9 +1012,10 @@ void wheel<Config>::check_invariants() const {
     if (distance(event) < distance(lower_bound_))
       fail("the lower bound is after a far block's start");
   }
-  counted += far + check_links(expired_);
-  if (batch_ != nullptr) counted += check_links(*batch_);
-  if (counted != size_) fail("size disagrees with the timers held");
+  held += far + check_links(expired_);
+  if (batch_ != nullptr) held += check_links(*batch_);
+  if (layout::counted && held != size_) fail("size disagrees with the timers held");
+  if (empty() != (held == 0)) fail("empty() disagrees with the timers held");
 }
 
 }  // namespace timerwheel

@@ -27,7 +27,8 @@ class WheelModel : public ::testing::Test {};
 
 using Configs =
     ::testing::Types<tw::default_config, tw::levels<u64, 8, 8>, tw::levels<u64, 4, 6, 8, 10>,
-                     tw::levels<std::uint32_t, 8, 8, 8, 8>, tw::levels<std::uint32_t, 2, 2>>;
+                     tw::levels<std::uint32_t, 8, 8, 8, 8>, tw::levels<std::uint32_t, 2, 2>,
+                     tw::counted<tw::default_config>, tw::counted<tw::levels<std::uint32_t, 2, 2>>>;
 TYPED_TEST_SUITE(WheelModel, Configs);
 
 TYPED_TEST(WheelModel, RandomOperationsMatchTheModel) {

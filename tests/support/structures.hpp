@@ -51,6 +51,12 @@ struct structure_traits<tw::wheel<tw::levels<Tick, Bits...>>> : unbounded {
   }
 };
 
+// e.g. "counted_wheel_default".
+template <class Config>
+struct structure_traits<tw::wheel<tw::counted<Config>>> : unbounded {
+  static std::string name() { return "counted_" + structure_traits<tw::wheel<Config>>::name(); }
+};
+
 template <class Tick>
 struct structure_traits<twr::unordered_list<Tick>> : unbounded {
   static std::string name() { return "unordered_list_" + tick_name<Tick>(); }
@@ -138,14 +144,16 @@ struct concat<structure_list<A...>, structure_list<B...>, Rest...> {
 template <class... Lists>
 using concat_t = typename concat<Lists...>::type;
 
-// The wheel configurations: the default (no far list), two levels with a far
-// list, uneven levels (one of more than 6 bits: a summary word), wrapping
-// 32-bit ticks, and a tiny wrapping one with a far list.
+// The wheel configurations: the default (no far list, no count: size() is a
+// walk), the default counting its timers, two levels with a far list, uneven
+// levels (one of more than 6 bits: a summary word), wrapping 32-bit ticks,
+// and a tiny wrapping one with a far list, counted.
 using wheels64 =
-    structure_list<tw::wheel<tw::default_config>, tw::wheel<tw::levels<std::uint64_t, 8, 8>>,
+    structure_list<tw::wheel<tw::default_config>, tw::wheel<tw::counted<tw::default_config>>,
+                   tw::wheel<tw::levels<std::uint64_t, 8, 8>>,
                    tw::wheel<tw::levels<std::uint64_t, 4, 6, 8, 10>>>;
 using wheels32 = structure_list<tw::wheel<tw::levels<std::uint32_t, 8, 8, 8, 8>>,
-                                tw::wheel<tw::levels<std::uint32_t, 2, 2>>>;
+                                tw::wheel<tw::counted<tw::levels<std::uint32_t, 2, 2>>>>;
 
 // The seven schemes with default parameters over `Tick`, but basic_wheel
 // (whose horizon is 2^16 ticks).

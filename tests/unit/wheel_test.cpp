@@ -3,6 +3,7 @@
 #include <timerwheel/wheel.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -1287,6 +1288,68 @@ TEST(Wheel, ForEachPendingVisitsEachPendingTimerOnce) {
   std::size_t n = 0;
   cw.for_each_pending([&](const tw::timer_hook&) { ++n; });
   EXPECT_EQ(n, r.w.size());
+}
+
+// ---------------------------------------------------------------------------
+// size(): a walk over the timers by default, a count with counted<...>;
+// empty() is O(1) either way. Both count timers waiting in the levels and the
+// far list, queued by the pull form, and held in expire_all's batch.
+
+// A configuration of the user's own that says nothing of counting: no count.
+struct own_config {
+  using tick_type = std::uint64_t;
+  static constexpr unsigned count = 2;
+  static constexpr std::array<unsigned, count> bits{8, 8};
+};
+
+static_assert(!tw::default_config::constant_time_size);
+static_assert(tw::counted<tw::default_config>::constant_time_size);
+static_assert(std::is_same_v<tw::wheel<tw::counted<own_config>>::tick_type, std::uint64_t>);
+
+template <class Config>
+class WheelSize : public ::testing::Test {};
+
+using SizeConfigs = ::testing::Types<tw::default_config, tw::counted<tw::default_config>,
+                                     own_config, tw::counted<own_config>>;
+TYPED_TEST_SUITE(WheelSize, SizeConfigs);
+
+TYPED_TEST(WheelSize, CountsWaitingQueuedAndBatchedTimers) {
+  rig<TypeParam> r(8);
+  r.w.schedule(r[0], 5);
+  r.w.schedule(r[1], 5);
+  r.w.schedule(r[2], 70000);                   // beyond own_config's levels: far
+  r.w.schedule(r[3], std::uint64_t{1} << 40);  // far
+  EXPECT_EQ(r.w.size(), 4U);
+  r.w.schedule(r[0], 9);  // a reschedule is no new timer
+  EXPECT_EQ(r.w.size(), 4U);
+  EXPECT_TRUE(r.w.cancel(r[3]));
+  EXPECT_FALSE(r.w.cancel(r[3]));
+  EXPECT_EQ(r.w.size(), 3U);
+
+  // Queued by the pull form: pending until taken.
+  EXPECT_EQ(r.w.advance(10), 2U);
+  EXPECT_EQ(r.w.size(), 3U);
+  ASSERT_NE(r.w.take_expired(), nullptr);
+  ASSERT_NE(r.w.take_expired(), nullptr);
+  EXPECT_EQ(r.w.size(), 1U);
+  EXPECT_FALSE(r.w.empty());
+  r.w.check_invariants();
+
+  // In expire_all's batch: pending until fired.
+  r.w.schedule(r[4], 20);
+  std::vector<std::pair<std::size_t, bool>> seen;
+  r.w.expire_all([&](auto&) { seen.emplace_back(r.w.size(), r.w.empty()); });
+  const std::vector<std::pair<std::size_t, bool>> expected{{1, false}, {0, true}};
+  EXPECT_EQ(seen, expected);
+  EXPECT_TRUE(r.w.empty());
+  EXPECT_EQ(r.w.size(), 0U);
+
+  r.w.schedule(r[5], 30);
+  r.w.schedule(r[6], 31);
+  r.w.clear();
+  EXPECT_TRUE(r.w.empty());
+  EXPECT_EQ(r.w.size(), 0U);
+  r.w.check_invariants();
 }
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,13 @@ struct layout {
   static constexpr unsigned count = Config::count;
   static_assert(count <= 64, "at most 64 levels");
   static constexpr bool wraps = ticks<tick>::wraps;
+  // A configuration of the user's own may leave it out: no count then.
+  static constexpr bool counted = [] {
+    if constexpr (requires { Config::constant_time_size; })
+      return bool{Config::constant_time_size};
+    else
+      return false;
+  }();
 
   // shift[k]: the first tick bit of level k; shift[count]: the bits covered.
   static constexpr std::array<unsigned, count + 1> shift = [] {
