@@ -55,8 +55,8 @@ inline w1_sequence make_w1_sequence(const w1_params& p, std::uint64_t seed) {
 
 struct w1_state {
   std::uint64_t now = 0;
-  std::uint64_t missed = 0;     // cancels that found the timer not pending
-  std::uint64_t reported = 0;   // sum of what advance returned
+  std::uint64_t missed = 0;    // cancels that found the timer not pending
+  std::uint64_t reported = 0;  // sum of what advance returned
   std::size_t refire_pos = 0;
   std::vector<std::uint32_t> fired;  // this advance's fired nodes, rescheduled after it
   fire_checker check;

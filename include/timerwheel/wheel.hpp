@@ -915,7 +915,7 @@ class wheel {
   // every timer in the levels and the far list; meaningful while they hold one.
   tick_type lower_bound_;
   tick_type far_lower_bound_{};  // at or before every far deadline
-  std::size_t size_ = 0;  // pending timers, kept by counted<...> configurations only
+  std::size_t size_ = 0;         // pending timers, kept by counted<...> configurations only
   link far_;
   link expired_;           // the pull form's queue, in firing order
   link* batch_ = nullptr;  // expire_all's batch while it runs
