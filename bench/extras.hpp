@@ -1,6 +1,7 @@
-// The figures measured outside Google Benchmark, once per structure: W4 memory, W5 tail
-// latency, and the paper table (START_TIMER, STOP_TIMER and PER_TICK_BOOKKEEPING per scheme
-// against Varghese & Lauck's claims). Each gives rows for the main table and CSV.
+// The figures measured outside Google Benchmark: W4 memory (once per structure), W5 tail
+// latency (repeated in rounds, medians), and the paper table (START_TIMER, STOP_TIMER and
+// PER_TICK_BOOKKEEPING per scheme against Varghese & Lauck's claims). Each gives rows for the main
+// table and CSV.
 #pragma once
 
 #include <algorithm>
@@ -92,21 +93,37 @@ struct w5_output {
   std::vector<std::pair<double, double>> ccdf;
 };
 
-template <class A>
-w5_output w5_rows(const w1_sequence& s, const std::string& params) {
-  const tail_result t = run_w5<A>(s);
+// The rows of one structure from its repeated W5 runs: each statistic's median over the runs,
+// with its min and max (one hiccup of a shared machine moves the max of one run by orders of
+// magnitude), and the distribution of every advance of every run, pooled.
+inline w5_output w5_rows(const std::vector<tail_result>& runs, const std::string& params,
+                         const std::string& structure) {
   w5_output out;
-  auto row = [&](const char* stat, double v) {
-    extra_row r = make_extra_row("W5 tail", params + " " + stat, A::name, "ns per 1-tick advance");
-    r.median = r.min = r.max = v;
-    r.error = t.error;
+  std::string error;
+  for (const tail_result& t : runs) error += t.error;
+  auto row = [&](const char* stat, auto of) {
+    std::vector<double> v;
+    for (const tail_result& t : runs) v.push_back(of(t));
+    std::sort(v.begin(), v.end());
+    extra_row r =
+        make_extra_row("W5 tail", params + " " + stat, structure, "ns per 1-tick advance");
+    if (!v.empty()) {
+      r.median = v[v.size() / 2];
+      r.min = v.front();
+      r.max = v.back();
+    }
+    r.error = error;
     out.rows.push_back(r);
   };
-  row("p50", t.quantile(0.5));
-  row("p99.9", t.quantile(0.999));
-  row("max", t.advance_ns.empty() ? 0 : t.advance_ns.back());
-  row("first", t.first_advance_ns);
-  out.ccdf = ccdf_points(t.advance_ns);
+  row("p50", [](const tail_result& t) { return t.quantile(0.5); });
+  row("p99.9", [](const tail_result& t) { return t.quantile(0.999); });
+  row("max", [](const tail_result& t) { return t.advance_ns.empty() ? 0 : t.advance_ns.back(); });
+  row("first", [](const tail_result& t) { return t.first_advance_ns; });
+  std::vector<double> pooled;
+  for (const tail_result& t : runs)
+    pooled.insert(pooled.end(), t.advance_ns.begin(), t.advance_ns.end());
+  std::sort(pooled.begin(), pooled.end());
+  out.ccdf = ccdf_points(pooled);
   return out;
 }
 

@@ -6,8 +6,8 @@
 //
 // Files: this one (options, registering the cases, main), cases.hpp (what the parts share),
 // adapters/*.hpp (one adapter per structure, on shared bases), workloads/*.hpp (W1-W6),
-// extras.hpp (W4, W5 and the paper table, measured once per structure), report.cpp (the tables,
-// CSV and plot data), plot.sh (gnuplot), callgrind.cpp + callgrind.sh (instruction counts).
+// extras.hpp (W4, W5 and the paper table, measured outside Google Benchmark), report.cpp (the
+// tables, CSV and plot data), plot.sh (gnuplot), callgrind.cpp + callgrind.sh (instruction counts).
 //
 // Usage: timerwheel_bench [--quick] [--reps=N] [--seed=N] [--out=DIR] [--all-heaps]
 //                         [--no-interleave] [--no-extras] [benchmark flags...]
@@ -452,7 +452,7 @@ void register_all(const options& o) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The figures measured once per structure (bench/extras.hpp), as rows of the same table.
+// The figures measured outside Google Benchmark (bench/extras.hpp), as rows of the same table.
 
 void add_extra(const tb::extra_row& e) {
   auto c = std::make_unique<bench_case>();
@@ -492,7 +492,8 @@ using paper_schemes =
 constexpr std::size_t paper_sizes[] = {100, 1'000, 10'000, 100'000};
 
 void run_extras(const options& o) {
-  std::cout << "\nW4 memory, W5 tail and the paper table (once per structure)...\n" << std::flush;
+  std::cout << "\nW4 memory, W5 tail (" << o.reps << " rounds) and the paper table...\n"
+            << std::flush;
   {
     const std::uint64_t range = std::uint64_t{1} << 20;
     tb::xoshiro256ss rng(tb::derive_seed(o.seed, "W4"));
@@ -513,14 +514,22 @@ void run_extras(const options& o) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(o.out) / "plots" / "data", ec);
     std::ofstream ccdf(std::filesystem::path(o.out) / "plots" / "data" / "w5.dat");
+    // Repetitions in rounds over every structure, as the benchmarks interleave theirs.
+    std::vector<std::string> names;
+    for_each_type(tail_compared{}, [&]<class A>() { names.emplace_back(A::name); });
+    std::vector<std::vector<tb::tail_result>> runs(names.size());
+    for (int round = 0; round < o.reps; ++round) {
+      std::size_t k = 0;
+      for_each_type(tail_compared{}, [&]<class A>() { runs[k++].push_back(tb::run_w5<A>(s)); });
+    }
     std::vector<tb::extra_row> rows;
-    for_each_type(tail_compared{}, [&]<class A>() {
-      const tb::w5_output w = tb::w5_rows<A>(s, "N=1e6 R=2^20");
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const tb::w5_output w = tb::w5_rows(runs[k], "N=1e6 R=2^20", names[k]);
       rows.insert(rows.end(), w.rows.begin(), w.rows.end());
-      ccdf << "\"" << A::name << "\"\n";
+      ccdf << "\"" << names[k] << "\"\n";
       for (const auto& [ns, frac] : w.ccdf) ccdf << ns << " " << frac << "\n";
       ccdf << "\n\n";
-    });
+    }
     // One group per statistic, so that the ratios to the heap line up.
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.params < b.params; });
