@@ -34,7 +34,7 @@ struct levels {
 // timers, so that size() is O(1) instead of a walk over them. The count costs
 // a store on every schedule of an idle timer and every cancel: a store that,
 // with a million timers, waits behind the misses on the neighbours a cancel
-// unlinks, and slows churn there by about a sixth (docs/design.md).
+// unlinks: churn there takes about a third longer with it (docs/design.md).
 template <class Config>
 struct counted : Config {
   static constexpr bool constant_time_size = true;
