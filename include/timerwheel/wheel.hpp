@@ -142,7 +142,7 @@ class wheel {
     if (node.next != nullptr)
       unlink(node);
     else
-      count(+1);
+      count_timers(+1);
     if (behind(deadline)) deadline = now_;
     insert(node, deadline, false);
     // Stored last: the compiler cannot tell the hook from now_, and would
@@ -169,7 +169,7 @@ class wheel {
     link& node = access::links(timer);
     if (node.next == nullptr) return false;
     unlink(node);
-    count(-1);
+    count_timers(-1);
     return true;
   }
 
@@ -211,7 +211,7 @@ class wheel {
     const detail::reentry_guard scope(running_);
     const std::size_t queued = collect(to, [this](hook_type& timer) {
       detail::list_push_back(expired_, access::links(timer));
-      count(+1);
+      count_timers(+1);
     });
     now_ = to;
     stage();
@@ -248,7 +248,7 @@ class wheel {
     if (detail::list_empty(expired_)) return nullptr;
     link& node = *expired_.next;
     detail::list_unlink(node);
-    count(-1);
+    count_timers(-1);
     return &access::from_links<hook_type>(node);
   }
 
@@ -480,7 +480,7 @@ class wheel {
   }
 
   // Keeps the count of a counted<...> configuration; nothing otherwise.
-  void count(int delta) noexcept {
+  void count_timers(int delta) noexcept {
     if constexpr (layout::counted) size_ += static_cast<std::size_t>(delta);
   }
 
@@ -611,7 +611,7 @@ class wheel {
       }
       link& node = *slots_[slot_index(0, e.slot)].next;
       unlink(node);
-      count(-1);
+      count_timers(-1);
       ++fired;
       sink(access::from_links<hook_type>(node));
     }
@@ -833,7 +833,7 @@ class wheel {
     while (!detail::list_empty(list)) {
       link& node = *list.next;
       detail::list_unlink(node);
-      count(-1);
+      count_timers(-1);
       ++fired;
       on_expired(access::from_links<hook_type>(node));
     }
