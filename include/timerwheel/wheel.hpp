@@ -193,7 +193,10 @@ class wheel {
     check_target(to);
     const detail::reentry_guard scope(running_);
     std::size_t fired = drain(expired_, on_expired);
-    fired += collect(to, [&](hook_type& timer) { on_expired(timer); });
+    fired += collect(to, [&](hook_type& timer) {
+      count_timers(-1);
+      on_expired(timer);
+    });
     now_ = to;
     stage();
     return fired;
@@ -209,10 +212,9 @@ class wheel {
     }
     check_target(to);
     const detail::reentry_guard scope(running_);
-    const std::size_t queued = collect(to, [this](hook_type& timer) {
-      detail::list_push_back(expired_, access::links(timer));
-      count_timers(+1);
-    });
+    // A queued timer stays pending: no count changes.
+    const std::size_t queued = collect(
+        to, [this](hook_type& timer) { detail::list_push_back(expired_, access::links(timer)); });
     now_ = to;
     stage();
     if (!detail::list_empty(expired_)) block_fast_path();
@@ -583,7 +585,7 @@ class wheel {
   // --- advancing ---
 
   // Moves now through every event up to `to` in time order: fires level-0
-  // timers through `sink` (unlinked, size already reduced), turns to coarse
+  // timers through `sink` (unlinked, still counted), turns to coarse
   // slots and brings far timers down. Leaves now at the last event; the
   // caller sets now = to. Returns how many timers it handed to `sink`.
   template <class Sink>
@@ -611,7 +613,6 @@ class wheel {
       }
       link& node = *slots_[slot_index(0, e.slot)].next;
       unlink(node);
-      count_timers(-1);
       ++fired;
       sink(access::from_links<hook_type>(node));
     }
