@@ -429,12 +429,14 @@ class wheel {
   }
 
   // Links `node` where `deadline` (at or after now) belongs, at the back of
-  // its list, or at the front to put back an older timer. Returns the time
-  // of the event that will touch it: its slot's start, or for the far list
-  // the start of its top-level block.
-  tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
+  // its list, or at the front to put back an older timer, and keeps the
+  // lower bound of the next event at or before the event that will touch
+  // it: its slot's start, or for the far list the start of its top-level
+  // block. Every timer of a slot shares the slot's event, so the bound needs
+  // a look only when a slot gains its first timer: the load and compare stay
+  // off the path of a schedule into an occupied slot.
+  void place(link& node, tick_type deadline, bool at_front) noexcept {
     const unsigned level = level_of(deadline);
-    const auto event = static_cast<tick_type>(deadline & layout::event_mask[level]);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
       std::size_t index = slot_index(level, slot_of(deadline, level));
@@ -442,7 +444,10 @@ class wheel {
         list = &slots_[index];
         // A slot that holds timers is marked already: skipping the stores
         // keeps the store queue short on the hot path.
-        if (detail::list_empty(*list)) mark_occupied(level_mask_, level, index);
+        if (detail::list_empty(*list)) {
+          mark_occupied(level_mask_, level, index);
+          lower_bound_to(event_of(deadline, level));
+        }
       } else {
         // The next slot of a level whose timers are moving ahead of time:
         // newer than all of them, this one waits behind them in a spare bank.
@@ -450,35 +455,45 @@ class wheel {
         index = diverted_slot(below, deadline);
         list = &slots_[index];
         if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
+        lower_bound_to(event_of(deadline, level));
       }
-    } else if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_)) {
-      far_lower_bound_ = deadline;
+    } else {
+      if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_))
+        far_lower_bound_ = deadline;
+      lower_bound_to(event_of(deadline, level));
     }
     if (at_front)
       detail::list_push_front(*list, node);
     else
       detail::list_push_back(*list, node);
-    return event;
+  }
+
+  // The first tick of the slot at `level` (or for the far list, `count`:
+  // of the top-level block) that holds `deadline`.
+  static tick_type event_of(tick_type deadline, unsigned level) noexcept {
+    return static_cast<tick_type>(deadline & layout::event_mask[level]);
+  }
+
+  void lower_bound_to(tick_type event) noexcept {
+    if (distance(event) < distance(lower_bound_)) lower_bound_ = event;
   }
 
   // Places a timer and keeps the lower bound of the next event.
   void insert(link& node, tick_type deadline, bool at_front) noexcept {
     if constexpr (layout::wraps) {
-      // Distances from now drift as now moves: an empty wheel's stale bound
-      // could read as far ahead of a new event.
-      const bool was_empty = wheel_empty();
-      // An emptied wheel keeps no bound that would stop an advance at the
-      // start of a diverted slot: the diversion ends with the timers.
-      if (was_empty) stop_diverting(~std::uint64_t{0});
-      const tick_type event = place(node, deadline, at_front);
-      if (was_empty || distance(event) < distance(lower_bound_)) lower_bound_ = event;
-    } else {
-      // Plain numbers: an emptied wheel's bound stays a bound, and collect
-      // resets it to the largest tick when it finds the wheel empty.
-      const tick_type event = place(node, deadline, at_front);
-      if (event < lower_bound_) [[unlikely]]
-        lower_bound_ = event;
+      if (wheel_empty()) {
+        // An emptied wheel keeps no bound that would stop an advance at the
+        // start of a diverted slot: the diversion ends with the timers.
+        stop_diverting(~std::uint64_t{0});
+        // Distances from now drift as now moves: an empty wheel's stale
+        // bound could read as nearer than a new event. The farthest tick
+        // ahead reads as after every event.
+        lower_bound_ = static_cast<tick_type>(now_ - 1);
+      }
     }
+    // Plain numbers: an emptied wheel's bound stays a bound, and collect
+    // resets it to the largest tick when it finds the wheel empty.
+    place(node, deadline, at_front);
   }
 
   // Keeps the count of a counted<...> configuration; nothing otherwise.

@@ -167,11 +167,26 @@ struct layout {
     return true;
   }();
 
+  // A multiplier m with (x * m) >> 8 == x / bits[0] for every x below
+  // digits, or 0 if none: a multiply by a small constant takes one
+  // instruction, where the compiler's division by a constant, unable to bound
+  // x, takes a 32-bit multiplier held in a register and a longer shift.
+  static constexpr unsigned bits_reciprocal = [] {
+    for (unsigned m = 1; m < 256; ++m) {
+      bool exact = true;
+      for (unsigned x = 0; x < digits; ++x) exact = exact && (x * m) >> 8 == x / Config::bits[0];
+      if (exact) return m;
+    }
+    return 0u;
+  }();
+
   // The level of a deadline whose XOR with now, OR 1, has `clz` leading
   // zero bits; `count` stands for the far list.
   static constexpr unsigned level_at(unsigned clz) noexcept {
     if constexpr (uniform) {
-      const unsigned level = (digits - 1 - clz) / Config::bits[0];
+      const unsigned width = digits - 1 - clz;
+      const unsigned level =
+          bits_reciprocal != 0 ? (width * bits_reciprocal) >> 8 : width / Config::bits[0];
       if constexpr (has_far) return level < count ? level : count;
       return level;
     } else {
