@@ -54,9 +54,9 @@ run_result run_startstop(const w1_sequence& s) {
   auto steps = [&](std::size_t from, std::size_t to) {
     for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
       for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
-        const std::uint32_t i = s.index[k];
+        const std::uint32_t i = s.steps[k].index;
         stopped += x.stop(i);
-        x.start(i, 1 + s.offset[k]);
+        x.start(i, 1 + s.steps[k].offset);
       }
       x.poll();
     }

@@ -27,12 +27,18 @@ struct w1_params {
   std::size_t refire_pool = 1u << 18;  // power of two
 };
 
+// One step, its two numbers side by side: the loop that runs the steps then keeps one pointer
+// to them in a register, not two (with every structure's own state live, a second one spills).
+struct w1_step {
+  std::uint32_t index;   // the node cancelled and scheduled again
+  std::uint32_t offset;  // its new deadline = now + 1 + offset
+};
+
 struct w1_sequence {
   w1_params params;
   std::vector<std::uint64_t> initial;  // deadline of node i at the start (now = 0)
-  std::vector<std::uint32_t> index;    // per step: the node cancelled and scheduled again
-  std::vector<std::uint32_t> offset;   // per step: new deadline = now + 1 + offset
-  std::vector<std::uint32_t> refire;   // cyclic: a fired node's new deadline = now + 1 + refire[k]
+  std::vector<w1_step> steps;
+  std::vector<std::uint32_t> refire;  // cyclic: a fired node's new deadline = now + 1 + refire[k]
 };
 
 inline w1_sequence make_w1_sequence(const w1_params& p, std::uint64_t seed) {
@@ -42,11 +48,10 @@ inline w1_sequence make_w1_sequence(const w1_params& p, std::uint64_t seed) {
   s.initial.resize(p.timers);
   for (auto& d : s.initial) d = rng.uniform(1, p.range);
   const std::size_t steps = p.warm_steps + p.timed_steps;
-  s.index.resize(steps);
-  s.offset.resize(steps);
-  for (std::size_t k = 0; k < steps; ++k) {
-    s.index[k] = static_cast<std::uint32_t>(rng.uniform(0, p.timers - 1));
-    s.offset[k] = static_cast<std::uint32_t>(rng.uniform(0, p.range - 1));
+  s.steps.resize(steps);
+  for (w1_step& step : s.steps) {
+    step.index = static_cast<std::uint32_t>(rng.uniform(0, p.timers - 1));
+    step.offset = static_cast<std::uint32_t>(rng.uniform(0, p.range - 1));
   }
   s.refire.resize(p.refire_pool);
   for (auto& o : s.refire) o = static_cast<std::uint32_t>(rng.uniform(0, p.range - 1));
@@ -69,8 +74,7 @@ struct w1_state {
 template <structure_adapter A>
 void run_w1_steps(A& a, const w1_sequence& s, std::size_t from, std::size_t to, w1_state& st,
                   std::vector<double>* advance_ns = nullptr) {
-  const std::uint32_t* const index = s.index.data();
-  const std::uint32_t* const offset = s.offset.data();
+  const w1_step* const steps = s.steps.data();
   const std::size_t mask = s.refire.size() - 1;
   for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
     // No store of the harness's own in a step but the payload's: the compiler cannot tell st
@@ -78,10 +82,10 @@ void run_w1_steps(A& a, const w1_sequence& s, std::size_t from, std::size_t to, 
     // each step, which a structure whose steps are bound by stores waiting on misses would pay.
     const std::uint64_t before = st.now;
     for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
-      const std::uint32_t i = index[k];
+      const std::uint32_t i = steps[k].index;
       if (!a.cancel(i)) [[unlikely]]
         ++st.missed;
-      a.schedule(i, before + 1 + offset[k]);
+      a.schedule(i, before + 1 + steps[k].offset);
     }
     const std::uint64_t now = ++st.now;
     st.fired.clear();
@@ -165,9 +169,9 @@ inline run_result run_w1_floor(const w1_sequence& s) {
   auto steps = [&](std::size_t from, std::size_t to) {
     for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
       for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
-        bench_payload& q = nodes[s.index[k]].payload;
+        bench_payload& q = nodes[s.steps[k].index].payload;
         sum += q.requested;
-        q.requested = now + 1 + s.offset[k];
+        q.requested = now + 1 + s.steps[k].offset;
       }
       ++now;
     }

@@ -98,9 +98,9 @@ class wheel {
   // An empty wheel whose time is `now` (ticks). O(slots). Throws nothing.
   explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
-    for (unsigned k = 0; k < layout::count; ++k) base_[k] = layout::bank_base[k];
+    for (unsigned k = 0; k < layout::count; ++k) bank_[k] = &slots_[layout::bank_base[k]];
     budget_.fill(stage_budget);
-    divert_.fill(no_slot);
+    divert_.fill(nullptr);
     detail::list_init(far_);
     detail::list_init(expired_);
   }
@@ -401,18 +401,25 @@ class wheel {
 
   static constexpr std::uint64_t bit(unsigned n) noexcept { return std::uint64_t{1} << n; }
 
-  // The flat index of slot `slot` of `level`'s active bank, and of its spare.
+  // The flat index of a slot's sentinel.
+  std::size_t index_of(const link* slot) const noexcept {
+    return static_cast<std::size_t>(slot - slots_.data());
+  }
+
+  // The flat index of the first slot of `level`'s active bank, of slot
+  // `slot` of it, and of the first slot of its spare bank.
+  std::size_t base(unsigned level) const noexcept { return index_of(bank_[level]); }
   std::size_t slot_index(unsigned level, unsigned slot) const noexcept {
-    return base_[level] + slot;
+    return base(level) + slot;
   }
   std::size_t spare_base(unsigned level) const noexcept {
-    return base_[level] ^ layout::bank_toggle[level];
+    return base(level) ^ layout::bank_toggle[level];
   }
 
   // Whether word `word` of the bitmap belongs to an active bank.
   bool active_word(std::size_t word) const noexcept {
     const unsigned level = layout::level_of_word[word];
-    return word * 64 - base_[level] < layout::bank_slots[level];
+    return word * 64 - base(level) < layout::bank_slots[level];
   }
 
   // The first tick of slot `slot` of `level`, which shares now's higher bits.
@@ -439,20 +446,19 @@ class wheel {
     const unsigned level = level_of(deadline);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
-      std::size_t index = slot_index(level, slot_of(deadline, level));
-      if (index != divert_[level]) [[likely]] {
-        list = &slots_[index];
+      list = bank_[level] + slot_of(deadline, level);
+      if (list != divert_[level]) [[likely]] {
         // A slot that holds timers is marked already: skipping the stores
         // keeps the store queue short on the hot path.
         if (detail::list_empty(*list)) {
-          mark_occupied(level_mask_, level, index);
+          mark_occupied(level_mask_, level, index_of(list));
           lower_bound_to(event_of(deadline, level));
         }
       } else {
         // The next slot of a level whose timers are moving ahead of time:
         // newer than all of them, this one waits behind them in a spare bank.
         unsigned below = level;
-        index = diverted_slot(below, deadline);
+        const std::size_t index = diverted_slot(below, deadline);
         list = &slots_[index];
         if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
         lower_bound_to(event_of(deadline, level));
@@ -567,7 +573,7 @@ class wheel {
     std::optional<tick_type> best;
     if (level_mask_ != 0) {
       const unsigned k = static_cast<unsigned>(std::countr_zero(level_mask_));
-      const unsigned s = first_occupied(base_[k], slot_of(now_, k));
+      const unsigned s = first_occupied(base(k), slot_of(now_, k));
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
       best = earliest_in(slots_[slot_index(k, s)]);
@@ -667,7 +673,7 @@ class wheel {
     next_step e{tick_type{}, 0, next_step::kind::turn};
     if (level_mask_ != 0) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(level_mask_));
-      e.slot = first_occupied(base_[level], slot_of(now_, level));
+      e.slot = first_occupied(base(level), slot_of(now_, level));
       e.start = slot_start(level, e.slot);
       if (level == 0) e.what = next_step::kind::fire;
     }
@@ -705,7 +711,7 @@ class wheel {
   // Makes the spare bank of `level` the active one; the active bank, empty
   // at the start of the block the spare holds, becomes the spare.
   void swap_banks(unsigned level) noexcept {
-    base_[level] ^= layout::bank_toggle[level];
+    bank_[level] = &slots_[spare_base(level)];
     const std::uint64_t b = bit(level);
     const std::uint64_t was_active = level_mask_ & b;
     level_mask_ = (level_mask_ & ~b) | (staged_mask_ & b);
@@ -750,8 +756,8 @@ class wheel {
       }
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
-      if (divert_[level] == no_slot) {
-        divert_[level] = source;
+      if (divert_[level] == nullptr) {
+        divert_[level] = &slots_[source];
         diverting_ |= bit(level);
         if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
       }
@@ -792,7 +798,7 @@ class wheel {
     do {
       --level;
       index = spare_base(level) + slot_of(deadline, level);
-    } while (index == divert_[level]);
+    } while (&slots_[index] == divert_[level]);
     return index;
   }
 
@@ -800,7 +806,7 @@ class wheel {
   // slots change (turn), and where no timer is left to keep order with.
   void stop_diverting(std::uint64_t levels) noexcept {
     for (std::uint64_t d = diverting_ & levels; d != 0; d &= d - 1)
-      divert_[static_cast<unsigned>(std::countr_zero(d))] = no_slot;
+      divert_[static_cast<unsigned>(std::countr_zero(d))] = nullptr;
     diverting_ &= ~levels;
   }
 
@@ -870,7 +876,7 @@ class wheel {
     for (unsigned level = 0; level < layout::count; ++level) {
       const unsigned from = slot_of(now_, level);
       while (level_occupied(level)) {
-        const std::size_t index = slot_index(level, first_occupied(base_[level], from));
+        const std::size_t index = slot_index(level, first_occupied(base(level), from));
         if (level != 0) detail::list_sort(slots_[index], earlier);
         detail::list_splice_back(batch, slots_[index]);
         mark_empty(index);
@@ -918,13 +924,13 @@ class wheel {
   std::array<std::uint64_t, layout::all_words> occupied_{};
   std::array<std::uint64_t, 2 * layout::count>
       summary_{};                                   // per bank: bit w: its word w is non-zero
-  std::array<std::size_t, layout::count> base_;     // flat index of each level's active bank
+  std::array<link*, layout::count> bank_;           // first slot of each level's active bank
   std::uint64_t level_mask_ = 0;                    // bit k: level k's active bank is non-empty
   std::uint64_t staged_mask_ = 0;                   // bit k: level k's spare bank is non-empty
   std::array<std::uint8_t, layout::count> budget_;  // timers each level moves an advance
-  // Per level: the flat index of its next slot while diverted (see stage()),
-  // no_slot otherwise; bit k of diverting_: level k's is.
-  std::array<std::size_t, layout::count> divert_;
+  // Per level: its next slot while diverted (see stage()), null otherwise;
+  // bit k of diverting_: level k's is.
+  std::array<const link*, layout::count> divert_;
   std::uint64_t diverting_ = 0;
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
@@ -960,23 +966,23 @@ void wheel<Config>::check_invariants() const {
   std::uint64_t spares_seen = 0;
   for (unsigned level = 0; level < layout::count; ++level) {
     for (const bool active : {true, false}) {
-      const std::size_t base = active ? base_[level] : spare_base(level);
-      if (base != layout::bank_base[level] &&
-          base != layout::bank_base[level] + layout::bank_slots[level])
+      const std::size_t first = active ? base(level) : spare_base(level);
+      if (first != layout::bank_base[level] &&
+          first != layout::bank_base[level] + layout::bank_slots[level])
         fail("a bank starts off its level");
       // A spare bank holds the block of the next slot of the level above.
       const bool spare_in_use =
           !active && level + 1 < layout::count && next_slot(level + 1) != no_slot;
       const tick_type block = spare_in_use ? next_start(level + 1) : tick_type{};
       std::uint64_t summary = 0;
-      for (std::size_t word = base / 64; word < base / 64 + layout::words[level]; ++word) {
+      for (std::size_t word = first / 64; word < first / 64 + layout::words[level]; ++word) {
         for (unsigned b = 0; b < 64; ++b) {
           const std::size_t index = word * 64 + b;
           const link& sentinel = slots_[index];
           const std::size_t n = check_links(sentinel);
           const bool marked = (occupied_[word] >> b & 1) != 0;
           if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
-          if (n != 0 && index - base > layout::slot_mask[level])
+          if (n != 0 && index - first > layout::slot_mask[level])
             fail("a timer sits in a slot beyond its level");
           if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
           for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
@@ -992,7 +998,7 @@ void wheel<Config>::check_invariants() const {
             } else {
               if ((d & layout::event_mask[level + 1]) != block)
                 fail("a spare bank holds a timer outside its block");
-              if (base + slot_of(d, level) != index) fail("a timer sits in the wrong spare slot");
+              if (first + slot_of(d, level) != index) fail("a timer sits in the wrong spare slot");
               if (distance(block) < distance(lower_bound_))
                 fail("the lower bound is after a spare bank's block");
             }
@@ -1001,7 +1007,7 @@ void wheel<Config>::check_invariants() const {
         }
         if (occupied_[word] != 0) summary |= std::uint64_t{1} << layout::word_in_bank[word];
       }
-      if (!layout::single_word && summary != summary_[layout::bank_of_word[base / 64]])
+      if (!layout::single_word && summary != summary_[layout::bank_of_word[first / 64]])
         fail("a bank's summary disagrees with its words");
       if (summary != 0) (active ? levels_seen : spares_seen) |= std::uint64_t{1} << level;
     }
@@ -1010,9 +1016,9 @@ void wheel<Config>::check_invariants() const {
   if (spares_seen != staged_mask_) fail("the mask of spare banks in use disagrees");
   for (unsigned level = 0; level < layout::count; ++level) {
     const bool diverted = (diverting_ >> level & 1) != 0;
-    if (diverted != (divert_[level] != no_slot)) fail("the mask of diverted slots disagrees");
+    if (diverted != (divert_[level] != nullptr)) fail("the mask of diverted slots disagrees");
     if (!diverted) continue;
-    if (level == 0 || divert_[level] != next_slot(level))
+    if (level == 0 || divert_[level] != slots_.data() + next_slot(level))
       fail("a diverted slot is not its level's next slot");
     if (any && distance(next_start(level)) < distance(lower_bound_))
       fail("the lower bound is after a diverted slot's start");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -184,7 +185,10 @@ struct layout {
   // zero bits; `count` stands for the far list.
   static constexpr unsigned level_at(unsigned clz) noexcept {
     if constexpr (uniform) {
-      const unsigned width = digits - 1 - clz;
+      // digits - 1 - clz, as one instruction: digits is a power of two and
+      // clz below it, so the subtraction borrows nothing.
+      static_assert(std::has_single_bit(digits));
+      const unsigned width = (digits - 1) ^ clz;
       const unsigned level =
           bits_reciprocal != 0 ? (width * bits_reciprocal) >> 8 : width / Config::bits[0];
       if constexpr (has_far) return level < count ? level : count;
