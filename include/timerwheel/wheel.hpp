@@ -480,6 +480,7 @@ class wheel {
     return static_cast<tick_type>(deadline & layout::event_mask[level]);
   }
 
+  // Lowers the bound of the next event to `event` where that is earlier.
   void lower_bound_to(tick_type event) noexcept {
     if (distance(event) < distance(lower_bound_)) lower_bound_ = event;
   }
