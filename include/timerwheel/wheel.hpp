@@ -669,8 +669,7 @@ class wheel {
   // block of the earliest far timer.
   next_step next_event() const noexcept {
     if (layout::has_far && (level_mask_ | staged_mask_ | diverting_) == 0)
-      return {static_cast<tick_type>(far_lower_bound_ & layout::event_mask[layout::count]), 0,
-              next_step::kind::far};
+      return {event_of(far_lower_bound_, layout::count), 0, next_step::kind::far};
     next_step e{tick_type{}, 0, next_step::kind::turn};
     if (level_mask_ != 0) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(level_mask_));
@@ -993,11 +992,11 @@ void wheel<Config>::check_invariants() const {
               if (level_of(d) != level) fail("a timer sits at the wrong level");
               if (slot_index(level, slot_of(d, level)) != index)
                 fail("a timer sits in the wrong slot");
-              const auto event = static_cast<tick_type>(d & layout::event_mask[level]);
+              const tick_type event = event_of(d, level);
               if (distance(event) < distance(lower_bound_))
                 fail("the lower bound is after a slot's start");
             } else {
-              if ((d & layout::event_mask[level + 1]) != block)
+              if (event_of(d, level + 1) != block)
                 fail("a spare bank holds a timer outside its block");
               if (first + slot_of(d, level) != index) fail("a timer sits in the wrong spare slot");
               if (distance(block) < distance(lower_bound_))
@@ -1031,7 +1030,7 @@ void wheel<Config>::check_invariants() const {
     if (behind(d)) fail("a far timer's deadline is behind now");
     if (level_of(d) != layout::count) fail("a far timer belongs in the levels");
     if (distance(d) < distance(far_lower_bound_)) fail("the far lower bound is after a far timer");
-    const auto event = static_cast<tick_type>(d & layout::event_mask[layout::count]);
+    const tick_type event = event_of(d, layout::count);
     if (distance(event) < distance(lower_bound_))
       fail("the lower bound is after a far block's start");
   }
