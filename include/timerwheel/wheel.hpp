@@ -101,6 +101,7 @@ class wheel {
     for (unsigned k = 0; k < layout::count; ++k) bank_[k] = &slots_[layout::bank_base[k]];
     budget_.fill(stage_budget);
     divert_.fill(nullptr);
+    for (link& l : leftover_) detail::list_init(l);
     detail::list_init(far_);
     detail::list_init(expired_);
   }
@@ -295,6 +296,7 @@ class wheel {
 
   // Drops every pending timer; each hook becomes idle. O(n + slots).
   void clear() noexcept {
+    stop_diverting(~std::uint64_t{0});
     for (unsigned w = 0; w < layout::all_words; ++w)
       for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
         unlink_all(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
@@ -302,7 +304,6 @@ class wheel {
     summary_ = {};
     level_mask_ = 0;
     staged_mask_ = 0;
-    stop_diverting(~std::uint64_t{0});
     lower_bound_ = no_event();
     unlink_all(far_);
     unlink_all(expired_);
@@ -317,6 +318,7 @@ class wheel {
     for (unsigned w = 0; w < layout::all_words; ++w)
       for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
         visit(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))], f);
+    for (const link& l : leftover_) visit(l, f);
     visit(far_, f);
     visit(expired_, f);
     if (batch_ != nullptr) visit(*batch_, f);
@@ -440,27 +442,26 @@ class wheel {
   // lower bound of the next event at or before the event that will touch
   // it: its slot's start, or for the far list the start of its top-level
   // block. Every timer of a slot shares the slot's event, so the bound needs
-  // a look only when a slot gains its first timer: the load and compare stay
-  // off the path of a schedule into an occupied slot.
+  // a look only when a slot gains its first timer; and a diverted slot's own
+  // list stays empty (see stage()). So a schedule into an occupied slot, the
+  // common case, takes one test: the slot's list is not empty.
   void place(link& node, tick_type deadline, bool at_front) noexcept {
     const unsigned level = level_of(deadline);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
       list = bank_[level] + slot_of(deadline, level);
-      if (list != divert_[level]) [[likely]] {
-        // A slot that holds timers is marked already: skipping the stores
-        // keeps the store queue short on the hot path.
-        if (detail::list_empty(*list)) {
+      if (detail::list_empty(*list)) {
+        if (list != divert_[level]) [[likely]] {
           mark_occupied(level_mask_, level, index_of(list));
-          lower_bound_to(event_of(deadline, level));
+        } else {
+          // The next slot of a level whose timers are moving ahead of time:
+          // newer than all of them, this one waits behind them in a spare
+          // bank.
+          unsigned below = level;
+          const std::size_t index = diverted_slot(below, deadline);
+          list = &slots_[index];
+          if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
         }
-      } else {
-        // The next slot of a level whose timers are moving ahead of time:
-        // newer than all of them, this one waits behind them in a spare bank.
-        unsigned below = level;
-        const std::size_t index = diverted_slot(below, deadline);
-        list = &slots_[index];
-        if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
         lower_bound_to(event_of(deadline, level));
       }
     } else {
@@ -512,11 +513,27 @@ class wheel {
     if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot(emptied);
   }
 
-  // An emptied list is a slot exactly when its sentinel lies in slots_.
+  // An emptied list is a slot exactly when its sentinel lies in slots_, or
+  // stands for a diverted slot when it is one of leftover_.
   void mark_empty_if_slot(const link* sentinel) noexcept {
-    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
-                                  reinterpret_cast<std::uintptr_t>(slots_.data());
-    if (offset < sizeof(slots_)) mark_empty(offset / sizeof(link));
+    const std::uintptr_t offset = byte_offset(sentinel, slots_.data());
+    if (offset < sizeof(slots_)) {
+      mark_empty(offset / sizeof(link));
+    } else if (const std::uintptr_t left = byte_offset(sentinel, leftover_.data());
+               left < sizeof(leftover_)) {
+      mark_empty(index_of(divert_[left / sizeof(link)]));
+    }
+  }
+
+  static std::uintptr_t byte_offset(const link* p, const link* from) noexcept {
+    return reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(from);
+  }
+
+  // The timers of slot `index`: its own list, or for a diverted slot, the
+  // timers left of it in leftover_.
+  const link& held_in(std::size_t index) const noexcept {
+    const unsigned level = layout::level_of_word[index / 64];
+    return &slots_[index] == divert_[level] ? leftover_[level] : slots_[index];
   }
 
   // Marks slot `index` of `level` occupied; `mask` is level_mask_ for an
@@ -577,7 +594,7 @@ class wheel {
       const unsigned s = first_occupied(base(k), slot_of(now_, k));
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
-      best = earliest_in(slots_[slot_index(k, s)]);
+      best = earliest_in(held_in(slot_index(k, s)));
     }
     // The spare banks, in the order of their blocks; a bank's first
     // occupied slot holds its earliest timer.
@@ -588,7 +605,7 @@ class wheel {
       const std::size_t base = spare_base(j);
       const unsigned s = first_occupied(base, 0);
       const tick_type first =
-          j == 0 ? static_cast<tick_type>(block | s) : earliest_in(slots_[base + s]);
+          j == 0 ? static_cast<tick_type>(block | s) : earliest_in(held_in(base + s));
       if (!best || distance(first) < distance(*best)) best = first;
     }
     if (best) return best;
@@ -734,7 +751,10 @@ class wheel {
   // of that slot go past it to the spare bank of the level below (the
   // slot is diverted: see place()), and every advance that does work moves
   // a few of the timers it still holds there too, newest first, each to the
-  // front of the slot it will take there when the slot starts. So a spare
+  // front of the slot it will take there when the slot starts. While
+  // diverted, the timers the slot still holds wait in its level's leftover_
+  // list, its bit still set, and its own list stays empty: place() then
+  // meets the diversion only on its path for an empty slot. So a spare
   // slot holds, for each deadline, what moved in scheduling order and then
   // what was sent past, and whatever is left in the slot is older than all
   // of it (turn() puts it in front). Once diverted, a slot only shrinks: a
@@ -756,12 +776,13 @@ class wheel {
       }
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
+      link& from = leftover_[level];
       if (divert_[level] == nullptr) {
         divert_[level] = &slots_[source];
         diverting_ |= bit(level);
         if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
+        detail::list_splice_back(from, slots_[source]);
       }
-      link& from = slots_[source];
       if (detail::list_empty(from)) continue;
       for (unsigned n = 0; n < budget && !detail::list_empty(from); ++n) {
         link& node = *from.prev;
@@ -802,13 +823,20 @@ class wheel {
     return index;
   }
 
-  // Ends the diversion of the levels in `levels`: done where their next
-  // slots change (turn), and where no timer is left to keep order with.
+  // Ends the diversion of the levels in `levels`, putting back in each
+  // diverted slot (empty while diverted) the timers left of it: done where
+  // their next slots change (turn), before every timer is gathered, and
+  // where no timer is left to keep order with.
   void stop_diverting(std::uint64_t levels) noexcept {
-    for (std::uint64_t d = diverting_ & levels; d != 0; d &= d - 1)
-      divert_[static_cast<unsigned>(std::countr_zero(d))] = nullptr;
+    for (std::uint64_t d = diverting_ & levels; d != 0; d &= d - 1) {
+      const unsigned level = static_cast<unsigned>(std::countr_zero(d));
+      detail::list_splice_back(writable(divert_[level]), leftover_[level]);
+      divert_[level] = nullptr;
+    }
     diverting_ &= ~levels;
   }
+
+  link& writable(const link* slot) noexcept { return slots_[index_of(slot)]; }
 
   // Puts the timers of every spare bank back at the back of the slot they
   // were moved from (they are newer, for each deadline, than what is left
@@ -865,10 +893,12 @@ class wheel {
   // Moves every timer of the levels and the far list to the back of
   // `batch`, in (deadline, scheduling order).
   void gather(link& batch) noexcept {
-    unstage();
     // No slot is diverted while the batch runs: a timer its callbacks
-    // schedule goes to its slot, behind whatever a throw puts back.
+    // schedule goes to its slot, behind whatever a throw puts back. The
+    // timers left in a diverted slot go back first, ahead of those unstage
+    // returns to it.
     stop_diverting(~std::uint64_t{0});
+    unstage();
     budget_.fill(stage_budget);
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
@@ -931,6 +961,7 @@ class wheel {
   // Per level: its next slot while diverted (see stage()), null otherwise;
   // bit k of diverting_: level k's is.
   std::array<const link*, layout::count> divert_;
+  std::array<link, layout::count> leftover_;  // per level: what its diverted slot still holds
   std::uint64_t diverting_ = 0;
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
@@ -978,7 +1009,9 @@ void wheel<Config>::check_invariants() const {
       for (std::size_t word = first / 64; word < first / 64 + layout::words[level]; ++word) {
         for (unsigned b = 0; b < 64; ++b) {
           const std::size_t index = word * 64 + b;
-          const link& sentinel = slots_[index];
+          const link& sentinel = held_in(index);
+          if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
+            fail("a diverted slot's own list holds timers");
           const std::size_t n = check_links(sentinel);
           const bool marked = (occupied_[word] >> b & 1) != 0;
           if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
@@ -1017,6 +1050,8 @@ void wheel<Config>::check_invariants() const {
   for (unsigned level = 0; level < layout::count; ++level) {
     const bool diverted = (diverting_ >> level & 1) != 0;
     if (diverted != (divert_[level] != nullptr)) fail("the mask of diverted slots disagrees");
+    if (!diverted && check_links(leftover_[level]) != 0)
+      fail("timers are left of a slot that is not diverted");
     if (!diverted) continue;
     if (level == 0 || divert_[level] != slots_.data() + next_slot(level))
       fail("a diverted slot is not its level's next slot");

@@ -740,6 +740,53 @@ TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
   EXPECT_EQ(r.fired_indices(), want);
 }
 
+// Cancels empty a diverted slot, partly moved down: the wheel then holds only
+// what moved (and after that nothing), and a timer scheduled into the block
+// afterwards still goes past the slot.
+TEST(Wheel, CancelsEmptyingADivertedSlot) {
+  rig r(128, 0);
+  for (std::size_t i = 1; i <= 100; ++i) r.w.schedule(r[i], 100);  // level 1's next slot
+  for (std::uint64_t t = 1; t <= 50; ++t) {
+    r.w.schedule(r[0], t);  // due at once: every advance does work, and moves timers down
+    r.w.advance(t, [](tw::timer_hook&) {});
+  }
+  // Oldest first: the slot empties by cancels while the newest wait below.
+  for (std::size_t i = 1; i <= 100; ++i) {
+    ASSERT_TRUE(r.w.cancel(r[i]));
+    r.w.check_invariants();
+    EXPECT_EQ(r.w.size(), 100 - i);
+    EXPECT_EQ(r.w.next_deadline(), i < 100 ? std::optional<std::uint64_t>(100) : std::nullopt);
+  }
+  EXPECT_TRUE(r.w.empty());
+  r.w.schedule(r[1], 100);
+  r.w.schedule(r[2], 70);
+  r.w.check_invariants();
+  r.w.advance(200, r.record());
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{2, 70}, {1, 100}}));
+}
+
+// One advance jumps over the start of a diverted slot that still holds
+// timers: they cascade there, ahead of the newer ones moved down. The
+// earliest deadline is among those left in the slot, not among those moved.
+TEST(Wheel, JumpOverTheStartOfADivertedSlot) {
+  rig r(128, 0);
+  std::vector<std::size_t> want;
+  for (std::size_t i = 1; i <= 50; ++i) r.w.schedule(r[i], 70);  // level 1's next slot
+  for (std::size_t i = 51; i <= 100; ++i) r.w.schedule(r[i], 100);
+  for (std::uint64_t t = 1; t <= 50; ++t) {
+    r.w.schedule(r[0], t);  // due at once: every advance does work, and moves the newest down
+    r.w.advance(t, [](tw::timer_hook&) {});
+  }
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(70));
+  r.w.advance(200, r.record());
+  std::vector<rig<>::shot> expected;
+  for (std::size_t i = 1; i <= 100; ++i) expected.push_back({i, i <= 50 ? 70U : 100U});
+  EXPECT_EQ(r.fired, expected);
+  EXPECT_TRUE(r.w.empty());
+  r.w.check_invariants();
+}
+
 // Level 1 in its last slot: its next slot is slot 0 of its spare bank, where
 // level 2's next slot moves to. Timers of that block scheduled while both
 // are diverted go past both, behind every timer of their deadline moved down
