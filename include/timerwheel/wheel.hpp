@@ -830,13 +830,11 @@ class wheel {
   void stop_diverting(std::uint64_t levels) noexcept {
     for (std::uint64_t d = diverting_ & levels; d != 0; d &= d - 1) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(d));
-      detail::list_splice_back(writable(divert_[level]), leftover_[level]);
+      detail::list_splice_back(*divert_[level], leftover_[level]);
       divert_[level] = nullptr;
     }
     diverting_ &= ~levels;
   }
-
-  link& writable(const link* slot) noexcept { return slots_[index_of(slot)]; }
 
   // Puts the timers of every spare bank back at the back of the slot they
   // were moved from (they are newer, for each deadline, than what is left
@@ -960,7 +958,7 @@ class wheel {
   std::array<std::uint8_t, layout::count> budget_;  // timers each level moves an advance
   // Per level: its next slot while diverted (see stage()), null otherwise;
   // bit k of diverting_: level k's is.
-  std::array<const link*, layout::count> divert_;
+  std::array<link*, layout::count> divert_;
   std::array<link, layout::count> leftover_;  // per level: what its diverted slot still holds
   std::uint64_t diverting_ = 0;
   tick_type now_;
