@@ -392,12 +392,12 @@ class wheel {
     return access::from_links<hook_type>(node).deadline();
   }
 
-  unsigned level_of(tick_type deadline) const noexcept {
-    return layout::level_at(
-        static_cast<unsigned>(std::countl_zero(static_cast<tick_type>((deadline ^ now_) | 1))));
+  // A word wide, as it indexes the banks: no narrowing copy on the way.
+  std::size_t level_of(tick_type deadline) const noexcept {
+    return layout::level_of_xor(static_cast<tick_type>(deadline ^ now_));
   }
 
-  static unsigned slot_of(tick_type t, unsigned level) noexcept {
+  static std::size_t slot_of(tick_type t, std::size_t level) noexcept {
     return layout::slot_at(t, level);
   }
 
@@ -446,7 +446,7 @@ class wheel {
   // list stays empty (see stage()). So a schedule into an occupied slot, the
   // common case, takes one test: the slot's list is not empty.
   void place(link& node, tick_type deadline, bool at_front) noexcept {
-    const unsigned level = level_of(deadline);
+    const std::size_t level = level_of(deadline);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
       list = bank_[level] + slot_of(deadline, level);
@@ -457,7 +457,7 @@ class wheel {
           // The next slot of a level whose timers are moving ahead of time:
           // newer than all of them, this one waits behind them in a spare
           // bank.
-          unsigned below = level;
+          auto below = static_cast<unsigned>(level);
           const std::size_t index = diverted_slot(below, deadline);
           list = &slots_[index];
           if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
@@ -538,7 +538,7 @@ class wheel {
 
   // Marks slot `index` of `level` occupied; `mask` is level_mask_ for an
   // active bank, staged_mask_ for a spare one.
-  void mark_occupied(std::uint64_t& mask, unsigned level, std::size_t index) noexcept {
+  void mark_occupied(std::uint64_t& mask, std::size_t level, std::size_t index) noexcept {
     const std::size_t word = index / 64;
     occupied_[word] |= bit(index % 64);
     if constexpr (!layout::single_word)

@@ -1,10 +1,12 @@
 // Tables derived at compile time from a `levels<...>` configuration.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ticks.hpp"
 
@@ -168,48 +170,82 @@ struct layout {
     return true;
   }();
 
-  // A multiplier m with (x * m) >> 8 == x / bits[0] for every x below
-  // digits, or 0 if none: a multiply by a small constant takes one
-  // instruction, where the compiler's division by a constant, unable to bound
-  // x, takes a 32-bit multiplier held in a register and a longer shift.
-  static constexpr unsigned bits_reciprocal = [] {
-    for (unsigned m = 1; m < 256; ++m) {
-      bool exact = true;
-      for (unsigned x = 0; x < digits; ++x) exact = exact && (x * m) >> 8 == x / Config::bits[0];
-      if (exact) return m;
+  // For uniform levels: the level of a deadline whose XOR with now has
+  // `clz` leading zero bits (clz = digits: the deadline is now), before the
+  // far list's clamp, is (offset - factor * clz) >> shift for every clz in
+  // [0, digits]. One multiply and an add: no division by the level's bits,
+  // and no OR 1 ahead of the leading-zero count to keep it below digits.
+  // Searched at compile time; factor 0: none found, the table serves.
+  struct affine_level {
+    std::uint64_t factor = 0, offset = 0;
+    unsigned shift = 0;
+  };
+  static constexpr unsigned natural_level(unsigned clz) noexcept {
+    return clz >= digits ? 0 : (digits - 1 - clz) / Config::bits[0];
+  }
+  static constexpr affine_level level_affine = [] {
+    for (unsigned s = 8; s <= 24; ++s) {
+      const std::int64_t unit = std::int64_t{1} << s;
+      const std::int64_t top = unit / Config::bits[0];
+      for (std::int64_t m = top; m > 0 && m > top - unit / 16; --m) {
+        // Each clz bounds the offset c from both sides:
+        // level * unit <= c - m * clz < (level + 1) * unit.
+        std::int64_t lo = 0, hi = std::int64_t{1} << 31;
+        for (unsigned z = 0; z <= digits; ++z) {
+          const std::int64_t l = natural_level(z);
+          lo = std::max(lo, l * unit + m * z);
+          hi = std::min(hi, (l + 1) * unit + m * z);
+        }
+        if (lo < hi)
+          return affine_level{static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(lo), s};
+      }
     }
-    return 0u;
+    return affine_level{};
   }();
 
-  // The level of a deadline whose XOR with now, OR 1, has `clz` leading
-  // zero bits; `count` stands for the far list.
-  static constexpr unsigned level_at(unsigned clz) noexcept {
-    if constexpr (uniform) {
-      // digits - 1 - clz, as one instruction: digits is a power of two and
-      // clz below it, so the subtraction borrows nothing.
-      static_assert(std::has_single_bit(digits));
-      const unsigned width = (digits - 1) ^ clz;
-      const unsigned level =
-          bits_reciprocal != 0 ? (width * bits_reciprocal) >> 8 : width / Config::bits[0];
+  // std::countl_zero(x), without the test for zero that the library puts
+  // before a count undefined at zero, where the processor's own count is
+  // defined there (LZCNT: digits).
+  static constexpr std::size_t leading_zeros(tick x) noexcept {
+#if defined(__LZCNT__)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (digits == 64) return __builtin_ia32_lzcnt_u64(x);
+      if constexpr (digits == 32) return __builtin_ia32_lzcnt_u32(x);
+    }
+#endif
+    // x | 1 counts one fewer at zero, which changes no level.
+    return static_cast<std::size_t>(std::countl_zero(static_cast<tick>(x | 1)));
+  }
+
+  // The level of a deadline whose XOR with now is `x`; `count` stands for
+  // the far list.
+  static constexpr std::size_t level_of_xor(tick x) noexcept {
+    if constexpr (uniform && level_affine.factor != 0) {
+      // offset - factor * clz as a multiply by the negated factor (an
+      // immediate) and an add: no register to subtract from.
+      const std::size_t clz = leading_zeros(x);
+      const std::size_t level =
+          (level_affine.offset + clz * (0 - level_affine.factor)) >> level_affine.shift;
       if constexpr (has_far) return level < count ? level : count;
       return level;
     } else {
-      return level_of_clz[clz];
+      // x | 1: the low bit changes no level, and the count stays below digits.
+      return level_of_clz[std::countl_zero(static_cast<tick>(x | 1))];
     }
   }
   // A timer's slot at level k (below count): bits shift[k] and up of its deadline.
-  static constexpr unsigned slot_at(tick t, unsigned level) noexcept {
+  static constexpr std::size_t slot_at(tick t, std::size_t level) noexcept {
     if constexpr (uniform) {
-      return static_cast<unsigned>((t >> (level * Config::bits[0])) & slot_mask[0]);
+      return static_cast<std::size_t>((t >> (level * Config::bits[0])) & slot_mask[0]);
     } else {
-      return static_cast<unsigned>((t >> shift[level]) & slot_mask[level]);
+      return static_cast<std::size_t>((t >> shift[level]) & slot_mask[level]);
     }
   }
   // Shifting and masking act bit by bit, so single bits check slot_at whole.
   static_assert(
       [] {
-        for (unsigned z = 0; z < digits; ++z)
-          if (level_at(z) != level_of_clz[z]) return false;
+        for (unsigned w = 0; w <= digits; ++w)
+          if (level_of_xor(w == 0 ? 0 : tick{1} << (w - 1)) != level_of_width[w]) return false;
         for (unsigned k = 0; k < count; ++k)
           for (unsigned bit = 0; bit < digits; ++bit)
             if (slot_at(tick{1} << bit, k) != (((tick{1} << bit) >> shift[k]) & slot_mask[k]))
