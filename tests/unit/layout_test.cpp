@@ -65,21 +65,21 @@ class LayoutTest : public ::testing::Test {
   }
 };
 
-using Configs = ::testing::Types<
-    tw::default_config,                                                  // 11 x 6, last partial
-    tw::levels<std::uint64_t, 8, 8, 8, 8, 8, 8, 8, 8>,                   // exactly 64 bits
-    tw::levels<std::uint64_t, 12, 12, 12, 12, 12, 12>,                   // widest levels
-    tw::levels<std::uint64_t, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5>,    // 65 bits
-    tw::levels<std::uint64_t, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7>,             // 70 bits
-    tw::levels<std::uint64_t, 8, 8>,                                     // far list
-    tw::levels<std::uint64_t, 6, 6, 6>,                                  // far list
-    tw::levels<std::uint64_t, 1, 1, 1, 1, 1, 1, 1, 1>,                   // 1-bit levels, far list
-    tw::levels<std::uint64_t, 8, 6, 6, 10>,                              // uneven: the table
-    tw::levels<std::uint32_t, 8, 8, 8, 8>,                               // wrapping 32-bit
-    tw::levels<std::uint32_t, 6, 6, 6, 6, 6, 6>,                         // 36 bits
-    tw::levels<std::uint32_t, 5, 5>,                                     // far list
-    tw::levels<std::uint16_t, 4, 4, 4, 4>, tw::levels<std::uint16_t, 3, 3>,
-    tw::levels<std::uint8_t, 3, 3, 3>, tw::levels<std::uint8_t, 2, 4>>;
+using Configs =
+    ::testing::Types<tw::default_config,                                 // 11 x 6, last partial
+                     tw::levels<std::uint64_t, 8, 8, 8, 8, 8, 8, 8, 8>,  // exactly 64 bits
+                     tw::levels<std::uint64_t, 12, 12, 12, 12, 12, 12>,  // widest levels
+                     tw::levels<std::uint64_t, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5>,  // 65 bits
+                     tw::levels<std::uint64_t, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7>,           // 70 bits
+                     tw::levels<std::uint64_t, 8, 8>,                                   // far list
+                     tw::levels<std::uint64_t, 6, 6, 6>,                                // far list
+                     tw::levels<std::uint64_t, 1, 1, 1, 1, 1, 1, 1, 1>,  // 1-bit levels, far list
+                     tw::levels<std::uint64_t, 8, 6, 6, 10>,             // uneven: the table
+                     tw::levels<std::uint32_t, 8, 8, 8, 8>,              // wrapping 32-bit
+                     tw::levels<std::uint32_t, 6, 6, 6, 6, 6, 6>,        // 36 bits
+                     tw::levels<std::uint32_t, 5, 5>,                    // far list
+                     tw::levels<std::uint16_t, 4, 4, 4, 4>, tw::levels<std::uint16_t, 3, 3>,
+                     tw::levels<std::uint8_t, 3, 3, 3>, tw::levels<std::uint8_t, 2, 4>>;
 TYPED_TEST_SUITE(LayoutTest, Configs);
 
 TYPED_TEST(LayoutTest, LevelOfEveryWidthFollowsThePlacementRule) {
@@ -103,9 +103,9 @@ TYPED_TEST(LayoutTest, SlotIsTheLevelsDigitOfTheDeadline) {
 // the path of every schedule; the search for it must not come back empty.
 TEST(LayoutAffine, FoundForEveryUniformWidth) {
   EXPECT_NE(tw::detail::layout<tw::default_config>::level_affine.factor, 0u);
-  EXPECT_NE((tw::detail::layout<tw::levels<std::uint64_t, 8, 8, 8, 8, 8, 8, 8, 8>>::level_affine
-                 .factor),
-            0u);
+  EXPECT_NE(
+      (tw::detail::layout<tw::levels<std::uint64_t, 8, 8, 8, 8, 8, 8, 8, 8>>::level_affine.factor),
+      0u);
   EXPECT_NE((tw::detail::layout<tw::levels<std::uint32_t, 8, 8, 8, 8>>::level_affine.factor), 0u);
 }
 
