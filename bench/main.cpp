@@ -441,7 +441,10 @@ void register_all(const options& o) {
          {tb::w6_dist::exponential, tb::w6_dist::uniform, tb::w6_dist::bimodal}) {
       if (o.quick && d != tb::w6_dist::exponential) continue;
       const std::size_t holds = o.quick ? w6_quick_holds : w6_full_holds;
-      const tb::w6_params p{n, d, holds, holds / 10};
+      // Warmed up by at least N holds, every event held once on average: the hold model's
+      // steady state, and for a wheel past the start of its first coarse slots (at 1e6 the
+      // quick run's holds span only some 200 ticks of simulated time).
+      const tb::w6_params p{n, d, holds, std::max(holds / 10, n)};
       const std::string params = "N=" + pow10_or_int(n) + " " + tb::w6_dist_name(d);
       auto data = lazy_workload<tb::w6_sequence>(p, tb::derive_seed(o.seed, "W6 " + params),
                                                  tb::make_w6_sequence, tb::run_w6<heap>);

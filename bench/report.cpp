@@ -160,7 +160,7 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
      << ")\n"
      << "commit:   " << TIMERWHEEL_BENCH_COMMIT << "\n"
      << "seed:     " << o.seed << "\n"
-     << "mode:     " << mode << ", after 10% more untimed warm-up steps; W3 "
+     << "mode:     " << mode << ", after 10% more untimed warm-up steps (W6: at least N holds); W3 "
      << pow10_or_int(w3_jumps) << " advance calls x "
      << (o.quick ? w3_quick_passes : w3_full_passes) << " passes per repetition; " << o.reps
      << " repetitions, " << (o.interleave ? "interleaved in random order" : "back to back") << ")\n"
