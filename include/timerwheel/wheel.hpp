@@ -99,7 +99,6 @@ class wheel {
   explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
     for (unsigned k = 0; k < layout::count; ++k) bank_[k] = &slots_[layout::bank_base[k]];
-    budget_.fill(stage_budget);
     divert_.fill(nullptr);
     for (link& l : leftover_) detail::list_init(l);
     detail::list_init(far_);
@@ -757,23 +756,17 @@ class wheel {
   // meets the diversion only on its path for an empty slot. So a spare
   // slot holds, for each deadline, what moved in scheduling order and then
   // what was sent past, and whatever is left in the slot is older than all
-  // of it (turn() puts it in front). Once diverted, a slot only shrinks: a
-  // level moves stage_budget timers an advance, and twice as many after each
-  // advance that leaves timers in it during the last sixteenth of the time,
-  // up to max_stage_budget.
+  // of it (turn() puts it in front). Once diverted, a slot only shrinks, by
+  // cancels and by stage_moves() an advance.
   void stage() noexcept {
     bool pressed = false;
     for (std::uint64_t levels = (level_mask_ | staged_mask_) & ~std::uint64_t{1}; levels != 0;
          levels &= levels - 1) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(levels));
-      std::uint8_t& budget = budget_[level];
       const tick_type start = next_start(level);
       // Only in the last quarter: moved earlier, more of the slot's timers
       // would be cancelled after their move.
-      if (distance(start) > layout::slot_width[level] / 4) {
-        budget = stage_budget;
-        continue;
-      }
+      if (distance(start) > layout::slot_width[level] / 4) continue;
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
       link& from = leftover_[level];
@@ -784,22 +777,35 @@ class wheel {
         detail::list_splice_back(from, slots_[source]);
       }
       if (detail::list_empty(from)) continue;
-      for (unsigned n = 0; n < budget && !detail::list_empty(from); ++n) {
+      const unsigned moves = stage_moves(level, distance(start));
+      for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
         link& node = *from.prev;
         detail::list_unlink(node);
         detail::list_push_front(spare_slot(level, deadline_of(node)), node);
       }
-      if (detail::list_empty(from)) {
+      if (detail::list_empty(from))
         mark_empty(source);
-      } else {
-        if (distance(start) <= layout::slot_width[level] / 16 && budget < max_stage_budget)
-          budget = static_cast<std::uint8_t>(budget * 2);
+      else
         pressed = true;
-      }
     }
     // While a near slot still holds timers, every advance moves some: none
     // takes the O(1) path.
     if (pressed) block_fast_path();
+  }
+
+  // How many timers `level` moves in an advance `left` ticks before its next
+  // slot starts: stage_budget through the last quarter of the time, then, in
+  // the last sixteenth, in inverse proportion to the time left, up to
+  // max_stage_budget. Each move is a miss that waits for the one before (the
+  // next node's address is in the node moved), so a slot still holding
+  // timers there drains on a ramp rather than in a few advances of the most
+  // moves: doubling the moves after each advance that left timers made the
+  // slowest 0.1% of W5's advances (docs/design.md, "Spreading cascades").
+  static unsigned stage_moves(unsigned level, tick_type left) noexcept {
+    const std::uint64_t sixteenth = std::max<std::uint64_t>(layout::slot_width[level] / 16, 1);
+    if (left >= sixteenth) return stage_budget;
+    const std::uint64_t ramp = stage_budget * sixteenth / std::max<std::uint64_t>(left, 1);
+    return static_cast<unsigned>(std::min<std::uint64_t>(ramp, max_stage_budget));
   }
 
   // The slot, marked occupied, where a timer of `deadline` in the next slot
@@ -897,7 +903,6 @@ class wheel {
     // returns to it.
     stop_diverting(~std::uint64_t{0});
     unstage();
-    budget_.fill(stage_budget);
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
     };
@@ -944,18 +949,17 @@ class wheel {
 
   // Timers moved per level by each advance that does work, to spread the
   // cascades of coarse slots (see stage()).
-  static constexpr std::uint8_t stage_budget = 4;
-  static constexpr std::uint8_t max_stage_budget = 32;
+  static constexpr unsigned stage_budget = 4;
+  static constexpr unsigned max_stage_budget = 32;
   static constexpr std::size_t no_slot = layout::all_slots;
 
   std::array<link, layout::all_slots> slots_;  // two banks a level
   std::array<std::uint64_t, layout::all_words> occupied_{};
   std::array<std::uint64_t, 2 * layout::count>
-      summary_{};                                   // per bank: bit w: its word w is non-zero
-  std::array<link*, layout::count> bank_;           // first slot of each level's active bank
-  std::uint64_t level_mask_ = 0;                    // bit k: level k's active bank is non-empty
-  std::uint64_t staged_mask_ = 0;                   // bit k: level k's spare bank is non-empty
-  std::array<std::uint8_t, layout::count> budget_;  // timers each level moves an advance
+      summary_{};                          // per bank: bit w: its word w is non-zero
+  std::array<link*, layout::count> bank_;  // first slot of each level's active bank
+  std::uint64_t level_mask_ = 0;           // bit k: level k's active bank is non-empty
+  std::uint64_t staged_mask_ = 0;          // bit k: level k's spare bank is non-empty
   // Per level: its next slot while diverted (see stage()), null otherwise;
   // bit k of diverting_: level k's is.
   std::array<link*, layout::count> divert_;
