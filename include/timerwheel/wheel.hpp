@@ -35,6 +35,12 @@
 // order into slots that hold only timers newer than them. So a level-0 slot,
 // drained front to back, fires equal deadlines first-scheduled first.
 //
+// A walk down a list takes one cache miss after another once its nodes are
+// out of cache: the next node's address is in the node in hand. The two
+// walks that dominate at a million timers go from both ends at once, two
+// chains that overlap: a level-1 slot's cascade, and a pass that loads a
+// level-0 slot's list before it fires front to back.
+//
 // Spreading cascades: a coarse slot of thousands of timers would cascade in
 // one advance. So every level keeps a spare bank of slots, and in the last
 // quarter of the time before a level's next slot starts, that slot is
@@ -445,6 +451,16 @@ class wheel {
   // list stays empty (see stage()). So a schedule into an occupied slot, the
   // common case, takes one test: the slot's list is not empty.
   void place(link& node, tick_type deadline, bool at_front) noexcept {
+    link& list = list_for(deadline);
+    if (at_front)
+      detail::list_push_front(list, node);
+    else
+      detail::list_push_back(list, node);
+  }
+
+  // The list a timer of `deadline` goes to, marked occupied (and the lower
+  // bound of the next event kept) as if it were about to receive it.
+  link& list_for(tick_type deadline) noexcept {
     const std::size_t level = level_of(deadline);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
@@ -468,10 +484,7 @@ class wheel {
         far_lower_bound_ = deadline;
       lower_bound_to(event_of(deadline, level));
     }
-    if (at_front)
-      detail::list_push_front(*list, node);
-    else
-      detail::list_push_back(*list, node);
+    return *list;
   }
 
   // The first tick of the slot at `level` (or for the far list, `count`:
@@ -629,6 +642,7 @@ class wheel {
   template <class Sink>
   std::size_t collect(tick_type to, Sink&& sink) {
     std::size_t fired = 0;
+    std::optional<tick_type> warmed;  // the tick whose level-0 list warm() loaded
     while (distance(lower_bound_) <= distance(to)) {
       if (wheel_empty()) {
         stop_diverting(~std::uint64_t{0});
@@ -649,12 +663,33 @@ class wheel {
         cascade(far_);
         continue;
       }
-      link& node = *slots_[slot_index(0, e.slot)].next;
+      link& list = slots_[slot_index(0, e.slot)];
+      if (warmed != e.start) {
+        warm(list);
+        warmed = e.start;
+      }
+      link& node = *list.next;
       unlink(node);
       ++fired;
       sink(access::from_links<hook_type>(node));
     }
     return fired;
+  }
+
+  // Loads every node of a list from both ends at once: two chains of misses
+  // that overlap, where the walk that fires the list from the front would
+  // take one miss after another (see docs/design.md, "Walking a list").
+  // The walk's ends go to an empty asm, so the compiler keeps the walk.
+  static void warm(const link& sentinel) noexcept {
+    const link* front = sentinel.next;
+    const link* back = sentinel.prev;
+    while (front != back && front->next != back) {
+      front = front->next;
+      back = back->prev;
+    }
+#if defined(__GNUC__) || defined(__clang__)
+    asm volatile("" : : "r"(front), "r"(back));
+#endif
   }
 
   // Moves now through the turns and far pulls before the earliest deadline
@@ -720,7 +755,11 @@ class wheel {
     for (unsigned level = 1; level <= top; ++level) {
       if (!level_occupied(level)) continue;
       link& sentinel = slots_[slot_index(level, slot_of(start, level))];
-      if (!detail::list_empty(sentinel)) cascade(sentinel);
+      if (detail::list_empty(sentinel)) continue;
+      if (level == 1)
+        cascade_to_level0(sentinel);
+      else
+        cascade(sentinel);
     }
   }
 
@@ -880,6 +919,60 @@ class wheel {
     }
   }
 
+  // cascade() for a slot of level 1, whose timers all go to level 0: the
+  // same lists in the end, from two walks at once. A walk takes one miss
+  // after another (the next node's address is in the node in hand); two
+  // walks, one from each end, overlap theirs (see docs/design.md, "Walking a
+  // list"). The walk from the back does what cascade() does: the newest
+  // first, each in front of the newer timers of its deadline. The walk from
+  // the front takes the oldest first and puts each behind the ones it put in
+  // that list before, so every list gets, in order, the front walk's timers,
+  // then the back walk's, then what it held.
+  void cascade_to_level0(link& sentinel) noexcept {
+    constexpr std::size_t level0_slots = std::size_t{layout::slot_mask[0]} + 1;
+    // Where the front walk puts its next timer, per level-0 slot: 2 KB of
+    // stack at most; wider level-0 banks take the one-ended walk.
+    if constexpr (level0_slots > 256) {
+      cascade(sentinel);
+    } else {
+      link* back = sentinel.prev;
+      // A short list is walked from the back alone (as cascade() does); the
+      // front walk's table would cost more than the overlap saves.
+      for (unsigned n = 0; n < short_walk; ++n) {
+        if (back == &sentinel) {
+          detail::list_init(sentinel);
+          mark_empty_if_slot(&sentinel);
+          return;
+        }
+        link* const prev = back->prev;
+        place(*back, deadline_of(*back), true);
+        back = prev;
+      }
+      link* front = sentinel.next;
+      if (back == &sentinel) front = &sentinel;
+      detail::list_init(sentinel);
+      mark_empty_if_slot(&sentinel);
+      if (front == &sentinel) return;
+      link* const level0 = bank_[0];
+      std::array<link*, level0_slots> after;
+      for (std::size_t s = 0; s < level0_slots; ++s) after[s] = level0 + s;
+      // [front, back] is what is left, in list order.
+      for (;;) {
+        link* const ahead = front->next;
+        link* const behind = back->prev;
+        link& to_back = list_for(deadline_of(*back));
+        detail::list_insert_after(*after[static_cast<std::size_t>(&to_back - level0)], *back);
+        if (front == back) return;
+        link*& point = after[static_cast<std::size_t>(&list_for(deadline_of(*front)) - level0)];
+        detail::list_insert_after(*point, *front);
+        point = front;
+        if (ahead == back) return;
+        front = ahead;
+        back = behind;
+      }
+    }
+  }
+
   // Hands every timer of `list` to `on_expired`, front first.
   template <class F>
   std::size_t drain(link& list, F& on_expired) {
@@ -952,6 +1045,9 @@ class wheel {
   static constexpr unsigned stage_budget = 4;
   static constexpr unsigned max_stage_budget = 32;
   static constexpr std::size_t no_slot = layout::all_slots;
+  // Timers a level-1 cascade walks from the back alone before it walks from
+  // both ends (see cascade_to_level0()).
+  static constexpr unsigned short_walk = 8;
 
   std::array<link, layout::all_slots> slots_;  // two banks a level
   std::array<std::uint64_t, layout::all_words> occupied_{};

@@ -715,6 +715,50 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
   EXPECT_EQ(at_4101, want_4101);
 }
 
+// A level-1 slot cascades from both of its ends at once, past its first few
+// timers (the back ones). Every length across that switch, odd and even,
+// with five deadlines interleaved: all fire in (deadline, scheduling) order,
+// whether the slot starts in a jump or after advances that moved some of its
+// timers below ahead of time (so that the lists it cascades into are not
+// empty).
+void check_level1_cascade(std::size_t n, bool step_by_step) {
+  rig r(n + 1, 0);
+  const std::size_t busy = n;  // due at every step: each advance does work
+  std::vector<std::pair<std::uint64_t, std::size_t>> want;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t deadline = 64 + (i * 7 % 5) * 3;  // level 1, slot 1
+    r.w.schedule(r[i], deadline);
+    want.emplace_back(deadline, i);
+  }
+  if (step_by_step) {
+    for (std::uint64_t t = 1; t < 64; ++t) {
+      r.w.schedule(r[busy], t);
+      r.w.advance(t, [](tw::timer_hook&) {});
+    }
+    r.w.check_invariants();
+  }
+  EXPECT_EQ(r.w.advance(200, r.record()), n);
+  std::stable_sort(want.begin(), want.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  idx expected;
+  for (const auto& [deadline, i] : want) expected.push_back(i);
+  EXPECT_EQ(r.fired_indices(), expected);
+  for (std::size_t k = 0; k < r.fired.size(); ++k) EXPECT_EQ(r.fired[k].now, want[k].first);
+}
+
+TEST(Wheel, FifoThroughALevel1CascadeOfEveryLength) {
+  for (std::size_t n = 0; n <= 40; ++n) {
+    SCOPED_TRACE(n);
+    check_level1_cascade(n, false);
+    check_level1_cascade(n, true);
+  }
+  for (std::size_t n : {257, 1000}) {
+    SCOPED_TRACE(n);
+    check_level1_cascade(n, false);
+    check_level1_cascade(n, true);
+  }
+}
+
 // A level's next slot holding more timers than a few moves an advance can
 // drain before it starts: the moves grow, new timers of its block go past it
 // to the spare bank, and what is left cascades when it starts. Timers keep

@@ -26,11 +26,16 @@ inline void list_push_back(link& sentinel, link& node) noexcept {
   sentinel.prev = &node;
 }
 
+// Links `node` right behind `point`, a node of a list or its sentinel.
+inline void list_insert_after(link& point, link& node) noexcept {
+  node.prev = &point;
+  node.next = point.next;
+  point.next->prev = &node;
+  point.next = &node;
+}
+
 inline void list_push_front(link& sentinel, link& node) noexcept {
-  node.prev = &sentinel;
-  node.next = sentinel.next;
-  sentinel.next->prev = &node;
-  sentinel.next = &node;
+  list_insert_after(sentinel, node);
 }
 
 // Unlinks `node` and marks it unlinked (`prev` is left stale: only `next`
