@@ -451,16 +451,6 @@ class wheel {
   // list stays empty (see stage()). So a schedule into an occupied slot, the
   // common case, takes one test: the slot's list is not empty.
   void place(link& node, tick_type deadline, bool at_front) noexcept {
-    link& list = list_for(deadline);
-    if (at_front)
-      detail::list_push_front(list, node);
-    else
-      detail::list_push_back(list, node);
-  }
-
-  // The list a timer of `deadline` goes to, marked occupied (and the lower
-  // bound of the next event kept) as if it were about to receive it.
-  link& list_for(tick_type deadline) noexcept {
     const std::size_t level = level_of(deadline);
     link* list = &far_;
     if (!layout::has_far || level < layout::count) {
@@ -484,7 +474,10 @@ class wheel {
         far_lower_bound_ = deadline;
       lower_bound_to(event_of(deadline, level));
     }
-    return *list;
+    if (at_front)
+      detail::list_push_front(*list, node);
+    else
+      detail::list_push_back(*list, node);
   }
 
   // The first tick of the slot at `level` (or for the far list, `count`:
@@ -936,6 +929,7 @@ class wheel {
       cascade(sentinel);
     } else {
       link* back = sentinel.prev;
+      link* const level0 = bank_[0];
       // A short list is walked from the back alone (as cascade() does); the
       // front walk's table would cost more than the overlap saves.
       for (unsigned n = 0; n < short_walk; ++n) {
@@ -945,7 +939,7 @@ class wheel {
           return;
         }
         link* const prev = back->prev;
-        place(*back, deadline_of(*back), true);
+        detail::list_push_front(level0[level0_slot(deadline_of(*back))], *back);
         back = prev;
       }
       link* front = sentinel.next;
@@ -953,17 +947,15 @@ class wheel {
       detail::list_init(sentinel);
       mark_empty_if_slot(&sentinel);
       if (front == &sentinel) return;
-      link* const level0 = bank_[0];
       std::array<link*, level0_slots> after;
       for (std::size_t s = 0; s < level0_slots; ++s) after[s] = level0 + s;
       // [front, back] is what is left, in list order.
       for (;;) {
         link* const ahead = front->next;
         link* const behind = back->prev;
-        link& to_back = list_for(deadline_of(*back));
-        detail::list_insert_after(*after[static_cast<std::size_t>(&to_back - level0)], *back);
+        detail::list_insert_after(*after[level0_slot(deadline_of(*back))], *back);
         if (front == back) return;
-        link*& point = after[static_cast<std::size_t>(&list_for(deadline_of(*front)) - level0)];
+        link*& point = after[level0_slot(deadline_of(*front))];
         detail::list_insert_after(*point, *front);
         point = front;
         if (ahead == back) return;
@@ -971,6 +963,17 @@ class wheel {
         back = behind;
       }
     }
+  }
+
+  // The level-0 slot (of the active bank) of a deadline in now's level-0
+  // block, marked occupied, as place() marks the list it is about to fill.
+  std::size_t level0_slot(tick_type deadline) noexcept {
+    const std::size_t slot = slot_of(deadline, 0);
+    if (detail::list_empty(bank_[0][slot])) {
+      mark_occupied(level_mask_, 0, index_of(&bank_[0][slot]));
+      lower_bound_to(event_of(deadline, 0));
+    }
+    return slot;
   }
 
   // Hands every timer of `list` to `on_expired`, front first.
