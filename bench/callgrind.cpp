@@ -7,7 +7,7 @@
 // Usage: timerwheel_callgrind STRUCTURE WORKLOAD N STEPS
 //   STRUCTURE  wheel6 | wheel8 | heap | heap4
 //   WORKLOAD   W1 (N timers, R = 2^20, STEPS cancel+schedule steps)
-//              W2 (N timers uniform [1, 2^20], fired in steps of R/1024; STEPS ignored)
+//              W2 (N timers uniform [1, 2^20], fired in steps of STEPS ticks; 0: R/1024)
 // Prints the number of operations and the checksum of what fired.
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +34,8 @@ int run(const std::string& workload, std::size_t n, std::size_t steps) {
     r = tb::run_w1<A>(s);
     CALLGRIND_STOP_INSTRUMENTATION;
   } else if (workload == "W2") {
-    const tb::w2_params p{n, std::uint64_t{1} << 20, (std::uint64_t{1} << 20) / 1024};
+    const std::uint64_t range = std::uint64_t{1} << 20;
+    const tb::w2_params p{n, range, steps != 0 ? steps : range / 1024};
     const tb::w2_sequence s = tb::make_w2_sequence(p, tb::derive_seed(42, "callgrind W2"));
     CALLGRIND_START_INSTRUMENTATION;
     r = tb::run_w2<A>(s);

@@ -4,7 +4,8 @@
 # a shared machine. Each figure is the difference of two runs divided by the difference of their
 # operations, which cancels the setup (building the structure, scheduling the N timers):
 #   W1: STEPS and STEPS/2 cancel+schedule steps on the same N timers
-#   W2: N timers and N/2 timers (so the figure is the marginal cost per timer around N)
+#   W2: N timers and N/2 timers (so the figure is the marginal cost per timer around N), fired
+#       in steps of R/1024 (W2) and of 1 tick (W2/1)
 # Usage: bench/callgrind.sh [N (default 100000)] [W1 steps (default 200000)] [structures...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -39,14 +40,17 @@ instructions() {
 
 declare -A per_op
 printf '%-8s %-10s %14s\n' workload structure 'instr/op'
-for w in W1 W2; do
+workloads=(W1 W2 W2/1)
+for w in "${workloads[@]}"; do
   for s in "${structures[@]}"; do
     if [ $w = W1 ]; then
       read -r ir1 ops1 < <(instructions "$s" W1 "$n" "$steps")
       read -r ir0 ops0 < <(instructions "$s" W1 "$n" $((steps / 2)))
     else
-      read -r ir1 ops1 < <(instructions "$s" W2 "$n" 0)
-      read -r ir0 ops0 < <(instructions "$s" W2 $((n / 2)) 0)
+      step=0
+      [ $w = W2/1 ] && step=1
+      read -r ir1 ops1 < <(instructions "$s" W2 "$n" $step)
+      read -r ir0 ops0 < <(instructions "$s" W2 $((n / 2)) $step)
     fi
     per_op[$w.$s]=$(awk -v a="$ir1" -v b="$ir0" -v x="$ops1" -v y="$ops0" \
       'BEGIN { printf "%.1f", (a - b) / (x - y) }')
@@ -55,7 +59,7 @@ for w in W1 W2; do
 done
 base=${structures[${#structures[@]} - 1]}
 echo
-for w in W1 W2; do
+for w in "${workloads[@]}"; do
   for s in "${structures[@]}"; do
     [ "$s" = "$base" ] && continue
     awk -v w="$w" -v s="$s" -v b="$base" -v x="${per_op[$w.$s]}" -v y="${per_op[$w.$base]}" \
