@@ -912,8 +912,8 @@ class wheel {
     }
   }
 
-  // cascade() for a slot of level 1, whose timers all go to level 0: the
-  // same lists in the end, from two walks at once. A walk takes one miss
+  // cascade() for a non-empty slot of level 1, whose timers all go to level
+  // 0: the same lists in the end, from two walks at once. A walk takes one miss
   // after another (the next node's address is in the node in hand); two
   // walks, one from each end, overlap theirs (see docs/design.md, "Walking a
   // list"). The walk from the back does what cascade() does: the newest
@@ -928,25 +928,19 @@ class wheel {
     if constexpr (level0_slots > 256) {
       cascade(sentinel);
     } else {
+      link* front = sentinel.next;
       link* back = sentinel.prev;
+      detail::list_init(sentinel);
+      mark_empty_if_slot(&sentinel);
       link* const level0 = bank_[0];
       // A short list is walked from the back alone (as cascade() does); the
       // front walk's table would cost more than the overlap saves.
       for (unsigned n = 0; n < short_walk; ++n) {
-        if (back == &sentinel) {
-          detail::list_init(sentinel);
-          mark_empty_if_slot(&sentinel);
-          return;
-        }
         link* const prev = back->prev;
         detail::list_push_front(level0[level0_slot(deadline_of(*back))], *back);
+        if (back == front) return;
         back = prev;
       }
-      link* front = sentinel.next;
-      if (back == &sentinel) front = &sentinel;
-      detail::list_init(sentinel);
-      mark_empty_if_slot(&sentinel);
-      if (front == &sentinel) return;
       std::array<link*, level0_slots> after;
       for (std::size_t s = 0; s < level0_slots; ++s) after[s] = level0 + s;
       // [front, back] is what is left, in list order.
