@@ -6,7 +6,9 @@
 #                       [LABELS <labels...>])
 #
 # Builds executable <name> from SOURCES, links it to timerwheel::timerwheel,
-# timerwheel_dev (warnings/sanitizers), GTest::gtest_main and LIBS, and
+# timerwheel_dev (warnings/sanitizers), the tests' support code
+# (timerwheel_test_support: #include "support/x.hpp"), GTest::gtest_main and
+# LIBS, and
 # registers every GoogleTest case with ctest as "<name>.<Suite>.<Test>"
 # (discovered when ctest runs, so a broken binary shows up as a failing test
 # rather than a build error). LABELS become ctest labels (`ctest -L <label>`).
@@ -33,6 +35,7 @@ function(timerwheel_add_test)
   target_link_libraries(${ARG_NAME} PRIVATE
     timerwheel::timerwheel
     timerwheel_dev
+    timerwheel_test_support
     GTest::gtest_main
     ${ARG_LIBS})
 

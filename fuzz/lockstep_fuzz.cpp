@@ -28,9 +28,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "../tests/support/lockstep.hpp"
-#include "../tests/support/op_generator.hpp"
-#include "../tests/support/structures.hpp"
+#include "support/lockstep.hpp"
+#include "support/op_generator.hpp"
+#include "support/structures.hpp"
 
 namespace {
 

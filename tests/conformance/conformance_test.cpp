@@ -22,9 +22,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/range_choice.hpp"
-#include "../support/rng.hpp"
-#include "../support/structures.hpp"
+#include "support/range_choice.hpp"
+#include "support/rng.hpp"
+#include "support/structures.hpp"
 
 namespace {
 

@@ -19,9 +19,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/op_generator.hpp"
-#include "../support/rng.hpp"
-#include "../support/structures.hpp"
+#include "support/op_generator.hpp"
+#include "support/rng.hpp"
+#include "support/structures.hpp"
 
 namespace {
 

@@ -24,9 +24,9 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/range_choice.hpp"
-#include "../support/rng.hpp"
-#include "../support/ticks.hpp"
+#include "support/range_choice.hpp"
+#include "support/rng.hpp"
+#include "support/ticks.hpp"
 
 namespace {
 

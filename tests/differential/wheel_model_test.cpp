@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/op_generator.hpp"
-#include "../support/rng.hpp"
+#include "support/op_generator.hpp"
+#include "support/rng.hpp"
 
 namespace {
 

@@ -39,8 +39,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/lockstep.hpp"
-#include "../support/structures.hpp"
+#include "support/lockstep.hpp"
+#include "support/structures.hpp"
 
 namespace {
 

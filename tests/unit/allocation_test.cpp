@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/alloc_counter.hpp"
-#include "../support/rng.hpp"
+#include "support/alloc_counter.hpp"
+#include "support/rng.hpp"
 
 namespace {
 

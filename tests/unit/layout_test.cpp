@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/rng.hpp"
+#include "support/rng.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/alloc_counter.hpp"
-#include "../support/rng.hpp"
+#include "support/alloc_counter.hpp"
+#include "support/rng.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/rng.hpp"
+#include "support/rng.hpp"
 
 namespace {
 

@@ -16,8 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/range_choice.hpp"
-#include "../support/rng.hpp"
+#include "support/range_choice.hpp"
+#include "support/rng.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/range_choice.hpp"
+#include "support/range_choice.hpp"
 
 namespace {
 
