@@ -9,13 +9,14 @@ int main() {
   timerwheel::timer_queue<std::string> retries;
   const timerwheel::timer_id a = retries.schedule(100, "GET /a");
   const timerwheel::timer_id b = retries.schedule(100, "GET /b");
-  retries.schedule(250, "GET /c");
+  const timerwheel::timer_id c = retries.schedule(250, "GET /c");
 
   retries.cancel(b);                      // the response came: drop the retry
   const bool stale = !retries.cancel(b);  // a second cancel is refused
 
   // Deadlines are flexible within [200, 300]: pick the cheapest tick.
-  retries.schedule_in_range(200, 300, "GET /d");  // chooses 256
+  const timerwheel::timer_id d = retries.schedule_in_range(200, 300, "GET /d");
+  const bool cheapest = retries.deadline(d) == 256U;  // the most trailing zero bits
 
   // Pull form: queue what is due by 260, then take the timers one by one.
   const std::size_t due = retries.advance(260);
@@ -26,5 +27,6 @@ int main() {
   }
   std::printf("%zu due, %d taken, %zu pending, id a stale: %s\n", due, taken, retries.size(),
               retries.pending(a) ? "no" : "yes");
-  return stale && due == 3 && taken == 3 && retries.empty() && !retries.pending(a) ? 0 : 1;
+  const bool all_stale = !retries.pending(a) && !retries.pending(c) && !retries.pending(d);
+  return stale && cheapest && due == 3 && taken == 3 && retries.empty() && all_stale ? 0 : 1;
 }

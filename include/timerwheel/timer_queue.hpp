@@ -3,15 +3,19 @@
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "concepts.hpp"
 #include "levels.hpp"
 #include "wheel.hpp"
 
@@ -27,6 +31,17 @@ struct timer_id {
   friend bool operator==(timer_id, timer_id) = default;
 };
 
+// A callback of timer_queue<T>'s advance and expire_all: called with each
+// expired timer's id and its value, as an rvalue, in firing order (the
+// queue's form of expiry_callback). What it returns is ignored.
+template <class F, class T>
+concept queue_expiry_callback = std::invocable<F&, timer_id, T&&>;
+
+// A visitor of timer_queue<T>::for_each_pending: called with each pending
+// timer's id and value (the queue's form of pending_visitor).
+template <class F, class T>
+concept queue_pending_visitor = std::invocable<F&, timer_id, const T&>;
+
 // `timer_queue<T, Config>`: a wheel whose timers carry a value of type T,
 // stored in nodes the queue owns. Nodes come from a pool that grows
 // geometrically and never moves them, so once it has reached a size no
@@ -35,8 +50,20 @@ struct timer_id {
 // PERFORMANCE NOTE: a node is the wheel's 24-byte hook and the value, 32
 // bytes for an 8-byte T; each node's 4-byte generation lives in an array
 // beside its chunk, so a pending timer costs 36 bytes plus the pool's slack.
+//
+// Exceptions: T's destructor may not throw; its move constructor may, and
+// no member needs a move assignment. Each member says what it guarantees
+// when something throws: "strong" is as if the call had not been made
+// (capacity() aside, where it says so); "basic" says what it leaves. After
+// any throw every timer is pending exactly once or gone, size() is exact,
+// no value leaks and check_invariants() passes. The guarantees cost nothing
+// on the paths that do not throw; with a T whose move cannot throw,
+// take_expired() is noexcept.
 template <class T, class Config = default_config>
 class timer_queue {
+  static_assert(std::is_nothrow_destructible_v<T>, "timer_queue: T's destructor may not throw");
+  static_assert(std::is_move_constructible_v<T>, "timer_queue: T must be move constructible");
+
  public:
   using value_type = T;
   using config_type = Config;
@@ -63,9 +90,10 @@ class timer_queue {
   timer_queue(const timer_queue&) = delete;
   timer_queue& operator=(const timer_queue&) = delete;
 
-  // Destroys the values of the timers still pending.
+  // Destroys the values of the timers still pending. Throws nothing.
   ~timer_queue() { clear(); }
 
+  // The current time (ticks). While a callback runs: that timer's deadline.
   tick_type now() const noexcept { return wheel_.now(); }
   // Pending timers, expired ones not yet taken included. O(1): the queue
   // counts the nodes it hands out.
@@ -75,26 +103,45 @@ class timer_queue {
   // Nodes held by the pool, idle ones included.
   std::size_t capacity() const noexcept { return capacity_; }
 
-  // Grows the pool to hold at least `n` timers. Throws std::bad_alloc or
-  // std::length_error (beyond 2^32 - 1 timers), changing nothing.
+  // Grows the pool to hold at least `n` timers; never shrinks it. O(n)
+  // when it grows. Strong: throws std::length_error (beyond 2^32 - 64
+  // timers) or std::bad_alloc, changing nothing, capacity() included.
   void reserve(std::size_t n) {
-    while (capacity_ < n) grow();
+    if (n > max_capacity())
+      throw std::length_error("timerwheel: timer_queue: more than 2^32 - 64 timers");
+    const std::size_t chunks = chunks_.size();
+    const std::size_t capacity = capacity_;
+    const std::uint32_t free = free_;
+    try {
+      while (capacity_ < n) grow();
+    } catch (...) {
+      // The chunks grown so far only put idle nodes in front of the idle
+      // list: dropping them and the front restores the pool.
+      chunks_.resize(chunks);
+      capacity_ = capacity;
+      free_ = free;
+      throw;
+    }
   }
 
   // Schedules a timer carrying `value` to fire at `deadline` (ticks; one
-  // before now is taken as now). O(1), no allocation once the pool has
-  // room. Throws what growing the pool or moving `value` throws, changing
-  // nothing.
-  timer_id schedule(tick_type deadline, T value) {
+  // before now is taken as now), and returns its id: the only way to cancel
+  // it, reschedule it or reach its value. O(1), no allocation once the pool
+  // has room. Strong: throws what growing the pool throws (std::bad_alloc,
+  // std::length_error) or what moving `value` into its node throws, changing
+  // nothing but capacity(), which keeps a growth that came before a failed
+  // move. `value` itself, taken by value, is gone either way.
+  [[nodiscard]] timer_id schedule(tick_type deadline, T value) {
     const std::uint32_t index = acquire(std::move(value));
     wheel_.schedule(at(index), deadline);
     return {index, generation(index)};
   }
 
   // Schedules at the tick of [earliest, latest] with the most trailing zero
-  // bits (see wheel::schedule_in_range). Throws std::invalid_argument when
-  // `earliest` is after `latest`, changing nothing.
-  timer_id schedule_in_range(tick_type earliest, tick_type latest, T value) {
+  // bits (see wheel::schedule_in_range) and returns the timer's id. O(1).
+  // Strong, as schedule; also throws std::invalid_argument when `earliest`
+  // is after `latest`.
+  [[nodiscard]] timer_id schedule_in_range(tick_type earliest, tick_type latest, T value) {
     const std::uint32_t index = acquire(std::move(value));
     try {
       wheel_.schedule_in_range(at(index), earliest, latest);
@@ -106,7 +153,7 @@ class timer_queue {
   }
 
   // Cancels the timer and destroys its value. Returns false, touching
-  // nothing, for a stale id. O(1).
+  // nothing, for a stale id. O(1). Throws nothing.
   bool cancel(timer_id id) noexcept {
     node* n = find(id);
     if (n == nullptr) return false;
@@ -116,7 +163,8 @@ class timer_queue {
   }
 
   // Moves the timer to `deadline` (ticks); it counts as newly scheduled.
-  // Returns false, touching nothing, for a stale id. O(1).
+  // Returns false, touching nothing, for a stale id. O(1). Moves no value;
+  // throws nothing.
   bool reschedule(timer_id id, tick_type deadline) noexcept {
     node* n = find(id);
     if (n == nullptr) return false;
@@ -124,7 +172,8 @@ class timer_queue {
     return true;
   }
 
-  // Whether `id` names a pending timer. O(1).
+  // Whether `id` names a pending timer. O(1). Throws nothing, as every
+  // query below.
   bool pending(timer_id id) const noexcept { return find(id) != nullptr; }
 
   // The deadline (ticks) of a pending timer; none for a stale id.
@@ -145,38 +194,61 @@ class timer_queue {
   }
 
   // Fires every timer due by `to` (ticks) in order, as wheel::advance,
-  // calling f(timer_id, T&&). The id is already stale inside f and its node
-  // may be reused by a timer f schedules. Same errors as wheel::advance.
-  template <class F>
+  // calling f(timer_id, T&&) with the value where it lies, in its node: the
+  // queue moves no value, f may move it out. The id is already stale inside
+  // f; the node goes back to the pool when f returns or throws. Returns how
+  // many fired. Same costs as wheel::advance. Throws std::invalid_argument,
+  // changing nothing, when `to` is behind now; std::logic_error when called
+  // from a callback; and, basic, what f throws: the timer f was handed has
+  // fired (its value is destroyed), those not yet handed stay pending, and
+  // now() is the deadline of the last one handed. A move of T that throws is
+  // f's: an f that takes T by value moves it in the call, and if that move
+  // throws the timer has fired without f running.
+  template <queue_expiry_callback<T> F>
   std::size_t advance(tick_type to, F&& f) {
     return wheel_.advance(to, [&](hook_type& h) { fire(static_cast<node&>(h), f); });
   }
 
-  // The pull form: queues what is due by `to` (ticks) for take_expired().
+  // The pull form: queues what is due by `to` (ticks) for take_expired(),
+  // moving no value. Returns how many it queued. Strong: throws as the
+  // callback form does when `to` is behind now or from a callback.
   std::size_t advance(tick_type to) { return wheel_.advance(to); }
 
-  // The next timer queued by the pull form, with its value; none if none.
-  std::optional<std::pair<timer_id, T>> take_expired() {
+  // The next timer queued by the pull form, taken out of the queue with its
+  // value: its id is stale from then on, and the value is only in the
+  // result. None if none is queued. O(1). Throws nothing when T's move
+  // constructor cannot throw. Basic when it throws: the timer stays pending
+  // with its id and its value (as the failed move left it), rescheduled at
+  // now(): it is no longer queued, and the next advance, even to now(),
+  // queues or fires it, after the timers queued before it.
+  [[nodiscard]] std::optional<std::pair<timer_id, T>> take_expired() noexcept(
+      std::is_nothrow_move_constructible_v<T>) {
     hook_type* h = wheel_.take_expired();
     if (h == nullptr) return std::nullopt;
     node& n = static_cast<node&>(*h);
     const std::uint32_t index = index_of(n);
-    std::optional<std::pair<timer_id, T>> taken(std::in_place, timer_id{index, generation(index)},
-                                                std::move(n.value));
-    release(n, index);
-    return taken;
+    const taking scope(*this, n, index);
+    // Built in place as the result: no move of T after the node is released.
+    return std::optional<std::pair<timer_id, T>>(std::in_place, timer_id{index, generation(index)},
+                                                 std::move(n.value));
   }
 
+  // The exact earliest deadline (ticks) of a pending timer; none when empty.
   std::optional<tick_type> next_deadline() const noexcept { return wheel_.next_deadline(); }
+  // How long (ticks) a poller may sleep; see wheel::time_until_next.
   tick_type time_until_next() const noexcept { return wheel_.time_until_next(); }
 
-  // Fires every timer pending at the call, in order, leaving now unchanged.
-  template <class F>
+  // Fires every timer pending at the call, in order, leaving now unchanged,
+  // calling f(timer_id, T&&) as advance does. Returns how many fired.
+  // Throws std::logic_error when called from a callback and, basic, what f
+  // throws: the timer f was handed has fired, those not yet handed stay
+  // pending.
+  template <queue_expiry_callback<T> F>
   std::size_t expire_all(F&& f) {
     return wheel_.expire_all([&](hook_type& h) { fire(static_cast<node&>(h), f); });
   }
 
-  // Cancels every timer, destroying the values. O(capacity).
+  // Cancels every timer, destroying the values. O(capacity). Throws nothing.
   void clear() noexcept {
     for (std::size_t i = 0; i < capacity_; ++i) {
       node& n = at(static_cast<std::uint32_t>(i));
@@ -187,8 +259,10 @@ class timer_queue {
     }
   }
 
-  // Calls f(timer_id, const T&) for every pending timer, in no promised order.
-  template <class F>
+  // Calls f(timer_id, const T&) for every pending timer, in no promised
+  // order. f may not schedule or cancel. O(n + slots). Strong: throws what
+  // f throws, having changed nothing.
+  template <queue_pending_visitor<T> F>
   void for_each_pending(F&& f) const {
     wheel_.for_each_pending([&](const hook_type& h) {
       const node& n = static_cast<const node&>(h);
@@ -197,7 +271,8 @@ class timer_queue {
     });
   }
 
-  // The wheel's invariants, and that the pool's idle and live nodes add up.
+  // The wheel's invariants, and that the pool's idle and live nodes add up;
+  // throws std::logic_error naming the first one broken. O(capacity).
   void check_invariants() const {
     wheel_.check_invariants();
     std::size_t live = 0;
@@ -214,7 +289,8 @@ class timer_queue {
     for (std::uint32_t i = free_; i != none_; i = at(i).next_free)
       if (++idle > capacity_ || at(i).pending())
         throw std::logic_error("timerwheel: invariant broken: the idle list");
-    if (idle + live != capacity_)
+    // A node whose value a callback holds is neither idle nor pending.
+    if (idle + live + handing_ != capacity_)
       throw std::logic_error("timerwheel: invariant broken: idle and live nodes miss some");
   }
 
@@ -232,8 +308,14 @@ class timer_queue {
   static unsigned chunk_of(std::uint32_t index) noexcept {
     return static_cast<unsigned>(std::bit_width(std::size_t{index} / first_chunk_ + 1)) - 1;
   }
-  static std::size_t chunk_start(unsigned c) noexcept {
+  static constexpr std::size_t chunk_start(unsigned c) noexcept {
     return first_chunk_ * ((std::size_t{1} << c) - 1);
+  }
+  // The most nodes whole chunks hold below none_, which is no index: 2^32 - 64.
+  static constexpr std::size_t max_capacity() noexcept {
+    unsigned c = 0;
+    while (chunk_start(c + 1) <= none_) ++c;
+    return chunk_start(c);
   }
 
   node& at(std::uint32_t index) const noexcept {
@@ -267,7 +349,7 @@ class timer_queue {
   void grow() {
     const std::size_t count = first_chunk_ << chunks_.size();
     if (capacity_ + count > none_)
-      throw std::length_error("timerwheel: timer_queue: more than 2^32 - 1 timers");
+      throw std::length_error("timerwheel: timer_queue: more than 2^32 - 64 timers");
     chunks_.reserve(chunks_.size() + 1);
     chunk fresh{std::make_unique<node[]>(count), std::make_unique<std::uint32_t[]>(count)};
     // Link the new nodes in index order in front of the idle list.
@@ -282,34 +364,101 @@ class timer_queue {
   }
 
   // Takes an idle node, constructs the value in it and returns its index.
+  // Strong: when the move throws, the node stays idle.
   std::uint32_t acquire(T&& value) {
     if (free_ == none_) grow();
     const std::uint32_t index = free_;
     node& n = at(index);
     const std::uint32_t next = n.next_free;
-    ::new (static_cast<void*>(std::addressof(n.value))) T(std::move(value));
+    if constexpr (std::is_nothrow_move_constructible_v<T>) {
+      ::new (static_cast<void*>(std::addressof(n.value))) T(std::move(value));
+    } else {
+      try {
+        ::new (static_cast<void*>(std::addressof(n.value))) T(std::move(value));
+      } catch (...) {
+        // The value shares its storage with next_free, which a constructor
+        // may have written before it threw.
+        n.next_free = next;
+        throw;
+      }
+    }
     free_ = next;
     ++live_;
     return index;
   }
 
-  // Destroys the value of an unlinked node and makes every id of it stale.
-  void release(node& n, std::uint32_t index) noexcept {
+  // Destroys the value of a node that no structure holds, makes every id of
+  // it stale and puts it on the idle list.
+  void recycle(node& n, std::uint32_t index) noexcept {
     n.value.~T();
     std::uint32_t& g = generation(index);
     if (++g == 0) g = 1;
     n.next_free = free_;
     free_ = index;
+  }
+
+  // recycle, for a node still counted as live.
+  void release(node& n, std::uint32_t index) noexcept {
+    recycle(n, index);
     --live_;
   }
 
+  // While a callback holds a fired timer's value: the node is no longer
+  // pending, and goes back to the pool when the callback returns or throws.
+  class handing {
+   public:
+    handing(timer_queue& q, node& n, std::uint32_t index) noexcept : q_(q), n_(n), index_(index) {
+      --q_.live_;
+      ++q_.handing_;
+    }
+    handing(const handing&) = delete;
+    handing& operator=(const handing&) = delete;
+    ~handing() {
+      --q_.handing_;
+      q_.recycle(n_, index_);
+    }
+
+   private:
+    timer_queue& q_;
+    node& n_;
+    std::uint32_t index_;
+  };
+
+  // While take_expired builds its result: releases the node once the value
+  // is moved out, or, when the move throws, puts the timer back in the wheel.
+  class taking {
+   public:
+    taking(timer_queue& q, node& n, std::uint32_t index) noexcept
+        : q_(q),
+          n_(n),
+          index_(index),
+          unwinding_(std::is_nothrow_move_constructible_v<T> ? 0 : std::uncaught_exceptions()) {}
+    taking(const taking&) = delete;
+    taking& operator=(const taking&) = delete;
+    ~taking() {
+      if constexpr (!std::is_nothrow_move_constructible_v<T>) {
+        if (std::uncaught_exceptions() > unwinding_) {
+          q_.wheel_.schedule(n_, q_.now());
+          return;
+        }
+      }
+      q_.release(n_, index_);
+    }
+
+   private:
+    timer_queue& q_;
+    node& n_;
+    std::uint32_t index_;
+    int unwinding_;
+  };
+
+  // Hands f the value where it lies: no move of T stands between the wheel
+  // letting go of the timer and f receiving it, so none can throw there.
   template <class F>
   void fire(node& n, F& f) {
     const std::uint32_t index = index_of(n);
-    const timer_id id{index, generation(index)};
-    T value(std::move(n.value));
-    release(n, index);
-    f(id, std::move(value));
+    const handing scope(*this, n, index);
+    f(timer_id{index, generation(index)}, std::move(n.value));
   }
 
   // Declared before the wheel: the wheel unlinks its hooks, which live in
@@ -317,7 +466,8 @@ class timer_queue {
   std::vector<chunk> chunks_;
   std::size_t capacity_ = 0;
   std::uint32_t free_ = none_;
-  std::size_t live_ = 0;  // nodes holding a value: the pending timers
+  std::size_t live_ = 0;     // nodes holding a value: the pending timers
+  std::size_t handing_ = 0;  // nodes whose value a callback holds
   wheel<Config> wheel_;
 };
 
