@@ -1,11 +1,14 @@
-// timerwheel_bench: the standard workloads (../shared/WORKLOADS.md) on the wheel (6- and 8-bit
-// levels), the seven reference schemes of Varghese & Lauck, and the peers: the indexed binary
-// heap every ratio is taken against, an indexed 4-ary heap (libev's), std::priority_queue with
-// lazy deletion, std::multiset, Boost.Heap's d_ary_heap and pairing_heap, and (W1 start/stop
-// only) libevent, libuv and Boost.Asio timers through their own APIs; plus the W1 floor.
+// timerwheel_bench: the standard workloads (docs/workloads.md) on the wheel (6- and 8-bit levels),
+// the seven reference schemes of Varghese & Lauck, and the peers: the indexed binary heap every
+// ratio is taken against, an indexed 4-ary heap (libev's), std::priority_queue with lazy
+// deletion, std::multiset, Boost.Heap's d_ary_heap and pairing_heap, and (W1 start/stop only)
+// libevent, libuv and Boost.Asio timers through their own APIs; plus the W1 floor.
+// timerwheel_bench_packed is the same program with 32-byte nodes instead of 64 (see
+// adapters/common.hpp); a structure whose node does not fit 32 bytes is left out of its runs.
 //
 // Files: this one (options, registering the cases, main), cases.hpp (what the parts share),
-// adapters/*.hpp (one adapter per structure, on shared bases), workloads/*.hpp (W1-W6),
+// adapters/*.hpp (one adapter per structure, on shared bases; checks.hpp holds the compile-time
+// checks of every adapter), workloads/*.hpp (W1-W6),
 // extras.hpp (W4, W5 and the paper table, measured outside Google Benchmark), report.cpp (the
 // tables, CSV and plot data), plot.sh (gnuplot), callgrind.cpp + callgrind.sh (instruction counts).
 //
@@ -54,6 +57,7 @@
 #include "adapters/boost_heaps.hpp"
 #include "adapters/event_loops.hpp"
 #endif
+#include "adapters/checks.hpp"
 #include "adapters/heaps.hpp"
 #include "adapters/keyed.hpp"
 #include "adapters/lazy_pq.hpp"
@@ -301,7 +305,13 @@ std::string skip_reason(std::size_t timers, std::uint64_t range, shape sh = shap
               ? "1-tick steps"
               : "1-tick steps beyond N=" + pow10_or_int(l.max_timers_tick_steps);
   }
-  return why.empty() ? why : why + ": " + l.why;
+  if (!why.empty()) return why + ": " + l.why;
+  if constexpr (!tb::fits_layout<A>()) {
+    return "a node of " + std::to_string(sizeof(typename A::node)) + " bytes: its " +
+           std::to_string(A::hook_bytes) + "-byte hook and the payload do not fit this layout's " +
+           std::to_string(tb::node_bytes);
+  }
+  return why;
 }
 
 void add_skipped(std::string workload, std::string params, std::string structure, std::string why) {
@@ -521,12 +531,17 @@ void run_extras(const options& o) {
     std::filesystem::create_directories(std::filesystem::path(o.out) / "plots" / "data", ec);
     std::ofstream ccdf(std::filesystem::path(o.out) / "plots" / "data" / "w5.dat");
     // Repetitions in rounds over every structure, as the benchmarks interleave theirs.
+    // A structure whose node does not fit this layout is left out (see skip_reason).
     std::vector<std::string> names;
-    for_each_type(tail_compared{}, [&]<class A>() { names.emplace_back(A::name); });
+    for_each_type(tail_compared{}, [&]<class A>() {
+      if constexpr (tb::fits_layout<A>()) names.emplace_back(A::name);
+    });
     std::vector<std::vector<tb::tail_result>> runs(names.size());
     for (int round = 0; round < o.reps; ++round) {
       std::size_t k = 0;
-      for_each_type(tail_compared{}, [&]<class A>() { runs[k++].push_back(tb::run_w5<A>(s)); });
+      for_each_type(tail_compared{}, [&]<class A>() {
+        if constexpr (tb::fits_layout<A>()) runs[k++].push_back(tb::run_w5<A>(s));
+      });
     }
     std::vector<tb::extra_row> rows;
     for (std::size_t k = 0; k < names.size(); ++k) {
@@ -543,8 +558,10 @@ void run_extras(const options& o) {
   }
   for (const std::size_t n : paper_sizes) {
     for_each_type(paper_schemes{}, [&]<class A>() {
-      for (const auto& r : tb::paper_rows<A>(n, tb::derive_seed(o.seed, "paper"), o.quick)) {
-        add_extra(r);
+      if constexpr (tb::fits_layout<A>()) {
+        for (const auto& r : tb::paper_rows<A>(n, tb::derive_seed(o.seed, "paper"), o.quick)) {
+          add_extra(r);
+        }
       }
     });
   }

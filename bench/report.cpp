@@ -88,6 +88,16 @@ std::string fmt(double v, int precision) {
   return buf;
 }
 
+// The node layout of this binary (bench/adapters/common.hpp), as the table and the CSV name it.
+std::string layout_name() {
+  const std::string bytes = std::to_string(tb::node_bytes);
+  if (tb::node_bytes >= 64) {
+    return bytes + "-byte nodes: each timer's object (hook and payload) in its own cache line";
+  }
+  return bytes + "-byte nodes, packed: each timer's hook and payload in " + bytes + " bytes, " +
+         std::to_string(64 / tb::node_bytes) + " objects a cache line";
+}
+
 std::string status_of(const bench_case& c) {
   if (c.primary && c.primary->failed) return "FAILED: " + c.primary->error;
   if (c.failed) return "FAILED: " + c.error;
@@ -159,6 +169,7 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
      << "flags:    " << TIMERWHEEL_BENCH_FLAGS << " (build type " << TIMERWHEEL_BENCH_BUILD_TYPE
      << ")\n"
      << "commit:   " << TIMERWHEEL_BENCH_COMMIT << "\n"
+     << "layout:   " << layout_name() << "\n"
      << "seed:     " << o.seed << "\n"
      << "mode:     " << mode << ", after 10% more untimed warm-up steps (W6: at least N holds); W3 "
      << pow10_or_int(w3_jumps) << " advance calls x "
@@ -174,8 +185,7 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
      << "          W6: ns per hold; W4: bytes per pending timer, structure (object + allocations) "
         "+ hook, and the structure's fixed bytes alone; "
         "W5: ns of single 1-tick advances (one run)\n"
-     << "          W3: ns per advance call; nodes: " << tb::node_bytes
-     << "-byte cache-line-aligned objects holding the hook\n\n";
+     << "          W3: ns per advance call\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-14s %-18s %-15s %10s %10s %10s %8s %8s  %s\n", "workload",
                 "size", "structure", "median ns", "min ns", "max ns", "x heap", "x floor",
@@ -376,11 +386,12 @@ bool write_csv(const options& o, const std::vector<row>& rows, std::string& path
   std::ofstream out(path);
   if (!out) return false;
   out << "workload,size,structure,unit,median_ns,min_ns,max_ns,x_heap,x_floor,status,"
-         "repetitions,mode,seed,commit,compiler,flags,cpu\n";
-  const std::string common = std::to_string(o.reps) + "," + (o.quick ? "quick" : "full") + "," +
-                             std::to_string(o.seed) + "," + csv_field(TIMERWHEEL_BENCH_COMMIT) +
-                             "," + csv_field(compiler()) + "," + csv_field(TIMERWHEEL_BENCH_FLAGS) +
-                             "," + csv_field(read_first("/proc/cpuinfo", "model name"));
+         "node_bytes,repetitions,mode,seed,commit,compiler,flags,cpu\n";
+  const std::string common = std::to_string(tb::node_bytes) + "," + std::to_string(o.reps) + "," +
+                             (o.quick ? "quick" : "full") + "," + std::to_string(o.seed) + "," +
+                             csv_field(TIMERWHEEL_BENCH_COMMIT) + "," + csv_field(compiler()) +
+                             "," + csv_field(TIMERWHEEL_BENCH_FLAGS) + "," +
+                             csv_field(read_first("/proc/cpuinfo", "model name"));
   for (const row& r : rows) {
     out << csv_field(r.c->workload) << "," << csv_field(r.c->params) << "," << r.c->structure << ","
         << csv_field(r.c->unit) << "," << fmt(r.f.median, 2) << "," << fmt(r.f.min, 2) << ","
