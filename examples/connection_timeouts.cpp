@@ -39,12 +39,11 @@ int main() {
   // While a callback runs, now() is that timer's deadline.
   std::vector<int> closed;
   const auto fired = wheel.advance(60'000, [&](timerwheel::timer_hook& hook) {
-    for (const connection& c : connections) {
-      if (&c.idle_timer != &hook) continue;
-      std::printf("closing idle fd %d at t = %llu ms\n", c.fd,
-                  static_cast<unsigned long long>(wheel.now()));
-      closed.push_back(c.fd);
-    }
+    // From the hook to the connection that embeds it: no search.
+    const connection& c = timerwheel::owner_of<&connection::idle_timer>(hook);
+    std::printf("closing idle fd %d at t = %llu ms\n", c.fd,
+                static_cast<unsigned long long>(wheel.now()));
+    closed.push_back(c.fd);
   });
   std::printf("%zu timers fired, %zu pending\n", fired, wheel.size());
   // fd 10 and 12 at 30 s (FIFO), fd 11 at 50 s.

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 int main() {
   timerwheel::timer_queue<std::string> retries;
@@ -28,5 +29,16 @@ int main() {
   std::printf("%zu due, %d taken, %zu pending, id a stale: %s\n", due, taken, retries.size(),
               retries.pending(a) ? "no" : "yes");
   const bool all_stale = !retries.pending(a) && !retries.pending(c) && !retries.pending(d);
-  return stale && cheapest && due == 3 && taken == 3 && retries.empty() && all_stale ? 0 : 1;
+
+  // Callback form: the value comes as an rvalue, to keep or to drop.
+  const timerwheel::timer_id e = retries.schedule(400, "GET /e");
+  std::string last;
+  const std::size_t fired =
+      retries.advance(500, [&](timerwheel::timer_id id, std::string&& request) {
+        std::printf("retry %s at %llu\n", request.c_str(),
+                    static_cast<unsigned long long>(retries.now()));
+        if (id == e) last = std::move(request);
+      });
+  const bool pulled = stale && cheapest && due == 3 && taken == 3 && all_stale;
+  return pulled && fired == 1 && last == "GET /e" && retries.empty() ? 0 : 1;
 }
