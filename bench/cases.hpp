@@ -29,11 +29,12 @@ struct options {
 
 // One benchmark case: a workload at one size on one structure.
 struct bench_case {
-  std::string workload;   // "W1 churn"
-  std::string params;     // "N=1e6 R=2^20"
-  std::string structure;  // "heap", "wheel6", "wheel8", "floor"
-  std::string name;       // the Google Benchmark name
-  std::string unit;       // what one operation is
+  std::string workload;       // "W1 churn"
+  std::string params;         // "N=1e6 R=2^20"
+  std::string structure;      // "heap", "wheel6", "wheel8", "floor"
+  std::string name;           // the Google Benchmark name
+  std::string unit;           // what one operation is
+  std::size_t node_size = 0;  // bytes of each timer's object (0: the structure's own objects)
   std::function<run_result()> run;
   std::function<const run_result&()> reference;  // the heap's untimed run of the workload
   bool failed = false;

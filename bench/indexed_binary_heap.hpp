@@ -9,9 +9,13 @@
 //
 // Two layouts, chosen by `KeyInArray`:
 //   true  (default, Asio's): the array holds {deadline, seq, node*}; every comparison reads
-//         only the array, and a node is touched once per entry moved (to store its index).
+//         only the array, and a node is touched once per entry moved (to store its index). The
+//         node holds its index and nothing else (heap_index_node, 8 bytes): the key lives only
+//         in the array, so that a user who packs timers in small objects packs the heap's
+//         tighter than any hook that keeps its deadline.
 //   false (libuv-like): the array holds node* only and every comparison reads the key through
-//         the node, a likely cache miss per comparison once the nodes outgrow the cache.
+//         the node (heap_keyed_node, 24 bytes), a likely cache miss per comparison once the
+//         nodes outgrow the cache.
 // bench/main.cpp --all-heaps runs both side by side. Measured on W1 churn: within 5% of each
 // other at 1e3 and 1e5 timers, and the array-keyed one 1.26-1.43x faster at 1e6, so it is the
 // baseline.
@@ -27,21 +31,26 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace timerwheel_bench {
 
-// Intrusive node of the indexed heap: embed it in (or derive from) the object that owns the
+// Intrusive nodes of the indexed heap: embed one in (or derive from) the object that owns the
 // timer. A pending node must not move in memory: the heap holds its address.
-struct heap_node {
+struct heap_index_node {
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
   std::size_t index = npos;  // position in the heap array; npos when not pending
-  std::uint64_t deadline = 0;
-  std::uint64_t seq = 0;  // insertion order among equal deadlines (FIFO)
 
   bool pending() const noexcept { return index != npos; }
+};
+
+// The node of the layout that reads keys through the nodes: the key beside the index.
+struct heap_keyed_node : heap_index_node {
+  std::uint64_t deadline = 0;
+  std::uint64_t seq = 0;  // insertion order among equal deadlines (FIFO)
 };
 
 template <bool KeyInArray = true, std::size_t Arity = 2>
@@ -50,7 +59,8 @@ class indexed_heap {
 
  public:
   using tick_type = std::uint64_t;
-  using node_type = heap_node;
+  using node_type = std::conditional_t<KeyInArray, heap_index_node, heap_keyed_node>;
+  using heap_node = node_type;
 
   explicit indexed_heap(tick_type now = 0) : now_(now) {}
   indexed_heap(const indexed_heap&) = delete;
@@ -71,20 +81,18 @@ class indexed_heap {
     const std::uint64_t seq = next_seq_++;
     if (n.pending()) {
       // The key only decreases when the deadline does (seq always grows).
-      const bool earlier = deadline < n.deadline;
-      n.deadline = deadline;
-      n.seq = seq;
+      const bool earlier = deadline < deadline_of(heap_[n.index]);
+      const entry e = make_entry(n, deadline, seq);
       if (earlier) {
-        sift_up(n.index, make_entry(n));
+        sift_up(n.index, e);
       } else {
-        sift_down(n.index, make_entry(n));
+        sift_down(n.index, e);
       }
       return;
     }
-    n.deadline = deadline;
-    n.seq = seq;
+    const entry e = make_entry(n, deadline, seq);
     heap_.emplace_back();  // the hole; filled by sift_up
-    sift_up(heap_.size() - 1, make_entry(n));
+    sift_up(heap_.size() - 1, e);
   }
 
   // Removes `n` if pending; returns whether it was. O(log n).
@@ -105,7 +113,7 @@ class indexed_heap {
     std::size_t fired = 0;
     while (!heap_.empty() && key_deadline(0) <= to) {
       heap_node& n = top_node();
-      if (n.deadline > now_) now_ = n.deadline;
+      if (key_deadline(0) > now_) now_ = key_deadline(0);
       remove_at(0);
       ++fired;
       f(n);
@@ -113,6 +121,9 @@ class indexed_heap {
     now_ = to;
     return fired;
   }
+
+  // The deadline of a pending node (ticks, absolute). O(1).
+  tick_type deadline(const heap_node& n) const noexcept { return deadline_of(heap_[n.index]); }
 
   // The earliest deadline, or none if empty. O(1).
   std::optional<tick_type> next_deadline() const noexcept {
@@ -131,15 +142,12 @@ class indexed_heap {
     for (std::size_t i = 0; i < heap_.size(); ++i) {
       const heap_node& n = node_at(i);
       if (n.index != i) throw std::logic_error("indexed_binary_heap: node index mismatch");
-      if constexpr (KeyInArray) {
-        if (heap_[i].deadline != n.deadline || heap_[i].seq != n.seq) {
-          throw std::logic_error("indexed_binary_heap: array key differs from node key");
-        }
-      }
       if (i > 0 && less(heap_[i], heap_[(i - 1) / Arity])) {
         throw std::logic_error("indexed_binary_heap: heap order violated");
       }
-      if (n.deadline < now_) throw std::logic_error("indexed_binary_heap: pending timer overdue");
+      if (key_deadline(i) < now_) {
+        throw std::logic_error("indexed_binary_heap: pending timer overdue");
+      }
     }
   }
 
@@ -151,10 +159,13 @@ class indexed_heap {
   };
   using entry = std::conditional_t<KeyInArray, keyed_entry, heap_node*>;
 
-  static entry make_entry(heap_node& n) noexcept {
+  // The entry of n with this key (stored in the node too where the array holds no key).
+  static entry make_entry(heap_node& n, std::uint64_t deadline, std::uint64_t seq) noexcept {
     if constexpr (KeyInArray) {
-      return entry{n.deadline, n.seq, &n};
+      return entry{deadline, seq, &n};
     } else {
+      n.deadline = deadline;
+      n.seq = seq;
       return &n;
     }
   }

@@ -307,7 +307,7 @@ std::string skip_reason(std::size_t timers, std::uint64_t range, shape sh = shap
   }
   if (!why.empty()) return why + ": " + l.why;
   if constexpr (!tb::fits_layout<A>()) {
-    return "a node of " + std::to_string(sizeof(typename A::node)) + " bytes: its " +
+    return "a node of " + std::to_string(tb::node_size_of<A>()) + " bytes: its " +
            std::to_string(A::hook_bytes) + "-byte hook and the payload do not fit this layout's " +
            std::to_string(tb::node_bytes);
   }
@@ -354,6 +354,7 @@ void add_structures(const options& o, type_list<A...>, const std::string& w,
         add_case(
             o, w, params, A::name, unit,
             [data, run] { return run.template operator()<A>(data().seq); }, ref);
+        g_cases.back()->node_size = tb::node_size_of<A>();
       }(),
       ...);
 }
@@ -386,6 +387,7 @@ void register_all(const options& o) {
     auto ref = [data]() -> const tb::run_result& { return data().reference; };
     add_case(
         o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
+    g_cases.back()->node_size = sizeof(tb::floor_node);
   }
 
   // W1 start/stop: the event loops through their own APIs, beside the fastest structures.
@@ -428,6 +430,7 @@ void register_all(const options& o) {
         c->params = e.params;
         c->structure = e.structure;
         c->unit = "ns per timer, firing alone";
+        c->node_size = e.node_size;
         c->skipped = e.skipped;
         c->error = e.error;
         if (!e.skipped) c->primary = &e;

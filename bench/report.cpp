@@ -88,14 +88,22 @@ std::string fmt(double v, int precision) {
   return buf;
 }
 
-// The node layout of this binary (bench/adapters/common.hpp), as the table and the CSV name it.
+// The node layout of this binary (bench/adapters/common.hpp): a word for the CSV, a line for the
+// table's header.
+std::string layout_tag() {
+  return (tb::packed_layout ? "packed" : "line") + std::to_string(tb::node_bytes);
+}
 std::string layout_name() {
   const std::string bytes = std::to_string(tb::node_bytes);
-  if (tb::node_bytes >= 64) {
-    return bytes + "-byte nodes: each timer's object (hook and payload) in its own cache line";
+  if (!tb::packed_layout) {
+    return bytes +
+           "-byte nodes: each timer's object (its hook and the payload) in a cache line "
+           "of its own";
   }
-  return bytes + "-byte nodes, packed: each timer's hook and payload in " + bytes + " bytes, " +
-         std::to_string(64 / tb::node_bytes) + " objects a cache line";
+  return "packed nodes: each timer's object (its hook and the 8-byte payload) in the smallest "
+         "power of two that holds it, at most " +
+         bytes + " bytes (the wheel's and most peers' 32, the indexed heaps' 16; the floor's " +
+         std::to_string(sizeof(floor_node)) + ")";
 }
 
 std::string status_of(const bench_case& c) {
@@ -386,17 +394,17 @@ bool write_csv(const options& o, const std::vector<row>& rows, std::string& path
   std::ofstream out(path);
   if (!out) return false;
   out << "workload,size,structure,unit,median_ns,min_ns,max_ns,x_heap,x_floor,status,"
-         "node_bytes,repetitions,mode,seed,commit,compiler,flags,cpu\n";
-  const std::string common = std::to_string(tb::node_bytes) + "," + std::to_string(o.reps) + "," +
-                             (o.quick ? "quick" : "full") + "," + std::to_string(o.seed) + "," +
-                             csv_field(TIMERWHEEL_BENCH_COMMIT) + "," + csv_field(compiler()) +
-                             "," + csv_field(TIMERWHEEL_BENCH_FLAGS) + "," +
-                             csv_field(read_first("/proc/cpuinfo", "model name"));
+         "layout,node_bytes,repetitions,mode,seed,commit,compiler,flags,cpu\n";
+  const std::string common = std::to_string(o.reps) + "," + (o.quick ? "quick" : "full") + "," +
+                             std::to_string(o.seed) + "," + csv_field(TIMERWHEEL_BENCH_COMMIT) +
+                             "," + csv_field(compiler()) + "," + csv_field(TIMERWHEEL_BENCH_FLAGS) +
+                             "," + csv_field(read_first("/proc/cpuinfo", "model name"));
   for (const row& r : rows) {
     out << csv_field(r.c->workload) << "," << csv_field(r.c->params) << "," << r.c->structure << ","
         << csv_field(r.c->unit) << "," << fmt(r.f.median, 2) << "," << fmt(r.f.min, 2) << ","
         << fmt(r.f.max, 2) << "," << fmt(r.x_heap, 4) << "," << fmt(r.x_floor, 4) << ","
-        << csv_field(status_of(*r.c)) << "," << common << "\n";
+        << csv_field(status_of(*r.c)) << "," << layout_tag() << ","
+        << (r.c->node_size != 0 ? std::to_string(r.c->node_size) : "") << "," << common << "\n";
   }
   return static_cast<bool>(out);
 }

@@ -2,6 +2,7 @@
 // hook, the node size, and the concept a workload asks of an adapter.
 #pragma once
 
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -18,34 +19,53 @@ struct bench_payload {
   std::uint64_t requested = fired;
 };
 
-// The size and alignment of every node (a power of two, at least 32: the 24-byte wheel hook or
-// heap node plus the payload). 64 by default (timerwheel_bench): one cache line per object, as a
-// real object holding a timer takes; 32 in timerwheel_bench_packed: the hook packed with its
-// payload, two objects a line, as users who embed the hook in a small struct have it. A hook
-// larger than that (the reference schemes' 48-byte hook with 32) takes the next power of two;
-// such a structure is left out of the runs (fits_layout below) and the table says why.
+// The node layout. TIMERWHEEL_BENCH_NODE_BYTES = 64 (timerwheel_bench, the default): every node
+// 64 bytes and aligned to them, one cache line per object, as a real object holding a timer
+// takes. Below a line (32 in timerwheel_bench_packed): packed, every node the smallest power of
+// two that holds its hook and the payload, at most that many bytes, as users who embed a hook in
+// a small struct have it: the wheel's 24-byte hook in 32 bytes, two objects a line, and a heap's
+// 8-byte index in 16, so that each structure packs as tightly as its own hook allows. A
+// structure whose node does not fit (the reference schemes' 48-byte hook) is left out of the runs
+// (fits_layout below) and the table says why.
 #ifndef TIMERWHEEL_BENCH_NODE_BYTES
 #define TIMERWHEEL_BENCH_NODE_BYTES 64
 #endif
 inline constexpr std::size_t node_bytes = TIMERWHEEL_BENCH_NODE_BYTES;
 static_assert(node_bytes >= 32 && (node_bytes & (node_bytes - 1)) == 0,
               "TIMERWHEEL_BENCH_NODE_BYTES: a power of two, at least 32");
+inline constexpr bool packed_layout = node_bytes < 64;
 
-// A node: the hook (whatever the structure keeps per timer) and the payload, in node_bytes.
 template <class Hook>
-struct alignas(node_bytes) basic_node : Hook {
+constexpr std::size_t node_bytes_for() {
+  if constexpr (packed_layout) {
+    return std::bit_ceil(sizeof(Hook) + sizeof(bench_payload));
+  } else {
+    return node_bytes;
+  }
+}
+
+// A node: the hook (whatever the structure keeps per timer) and the payload.
+template <class Hook>
+struct alignas(node_bytes_for<Hook>()) basic_node : Hook {
   bench_payload payload;
 };
 
-// Whether A's node is node_bytes, as every other structure's of the run: a figure taken with
-// larger nodes is not comparable with the rest of its table.
+// The bytes of each timer's object in A's runs; 0 where the structure allocates its own (the
+// event loops' timers).
+template <class A>
+constexpr std::size_t node_size_of() {
+  if constexpr (requires { typename A::node; }) {
+    return sizeof(typename A::node);
+  } else {
+    return 0;
+  }
+}
+
+// Whether A's node fits this layout: a figure taken with larger nodes is not comparable with
+// the rest of its table.
 template <class A>
 constexpr bool fits_layout() {
-  if constexpr (requires { typename A::node; }) {
-    return sizeof(typename A::node) == node_bytes;
-  } else {
-    return true;  // the event loops' timers: their own objects, whatever the layout
-  }
+  return node_size_of<A>() <= node_bytes;
 }
 
 // A callable that takes the index of a fired node; used only to state the concept.

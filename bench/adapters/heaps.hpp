@@ -18,8 +18,11 @@ struct heap4_name {
   static constexpr const char* value = "heap4";
 };
 
-using heap = intrusive_adapter<indexed_binary_heap<true>, heap_node, heap_name>;
-using heap_nodekey = intrusive_adapter<indexed_binary_heap<false>, heap_node, heap_nodekey_name>;
-using heap4 = intrusive_adapter<indexed_4ary_heap, heap_node, heap4_name>;
+template <class Heap, class Name>
+using heap_adapter = intrusive_adapter<Heap, typename Heap::node_type, Name>;
+
+using heap = heap_adapter<indexed_binary_heap<true>, heap_name>;
+using heap_nodekey = heap_adapter<indexed_binary_heap<false>, heap_nodekey_name>;
+using heap4 = heap_adapter<indexed_4ary_heap, heap4_name>;
 
 }  // namespace timerwheel_bench

@@ -23,8 +23,7 @@ class intrusive_adapter {
   static constexpr const char* name = Traits::value;
   static constexpr std::size_t hook_bytes = sizeof(Hook);
   static constexpr limits limit = limits_of<Traits>();
-  static_assert(sizeof(node) == node_bytes || sizeof(Hook) + sizeof(bench_payload) > node_bytes,
-                "hook plus payload must fit node_bytes");
+  static_assert(sizeof(node) == node_bytes_for<Hook>(), "hook and payload in one node's bytes");
 
   explicit intrusive_adapter(std::size_t n) : nodes_(n) {
     if constexpr (requires { structure_.reserve(n); }) structure_.reserve(n);
@@ -56,7 +55,9 @@ class intrusive_adapter {
   bool pending(std::uint32_t i) const noexcept { return nodes_[i].pending(); }
   std::uint64_t hook_deadline(std::uint32_t i) const noexcept {
     const Hook& h = nodes_[i];
-    if constexpr (requires { h.deadline(); }) {
+    if constexpr (requires { structure_.deadline(h); }) {
+      return structure_.deadline(h);  // a heap whose key lives only in its array
+    } else if constexpr (requires { h.deadline(); }) {
       return h.deadline();
     } else {
       return h.deadline;

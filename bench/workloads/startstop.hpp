@@ -30,6 +30,7 @@ template <structure_adapter A>
 class as_start_stop {
  public:
   static constexpr const char* name = A::name;
+  using node = typename A::node;
   explicit as_start_stop(std::size_t n) : a_(n), n_(n) {}
   void start(std::uint32_t i, std::uint64_t ticks) { a_.schedule(i, ticks); }
   bool stop(std::uint32_t i) { return a_.cancel(i); }
