@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders the plots of a benchmark run with gnuplot: ns per operation against N (log-log, one
 # line per structure) for W1, W2 and W6, and the W5 distribution of single-advance times.
-# Reads DIR/plots/data/*.dat (written by timerwheel_bench --out=DIR), writes DIR/plots/*.png,
-# and small copies to docs/bench/ with --publish.
+# Reads DIR/plots/data/*.dat (written by timerwheel_bench --out=DIR; w1packed.dat, W1 with packed
+# nodes, is timerwheel_bench_packed's w1.dat, which scripts/bench.sh copies there), writes
+# DIR/plots/*.png, and small copies to docs/bench/ with --publish.
 # Usage: bench/plot.sh [DIR (default results)] [--publish]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -52,6 +53,8 @@ mkdir -p "$dir/plots"
 [ $publish = 1 ] && mkdir -p docs/bench
 plot w1 'W1 churn (R = 2^20): cancel + schedule' 'ns per pair' 'N pending timers' \
   'set xrange [50:2e6]'
+plot w1packed 'W1 churn (R = 2^20), packed nodes: cancel + schedule' 'ns per pair' \
+  'N pending timers' 'set xrange [50:2e6]'
 plot w2 'W2 expiry (step R/1024): schedule + fire' 'ns per timer' 'N timers' \
   'set xrange [50:2e6]'
 plot w2fire 'W2 expiry (step R/1024): fire alone' 'ns per timer' 'N timers' \

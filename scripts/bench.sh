@@ -1,35 +1,91 @@
 #!/usr/bin/env bash
-# The main job: build the benchmarks with the `release` preset, run the comparison, print its
-# table (results/latest.csv holds the same figures) and render the plots (results/plots/*.png,
-# small copies in docs/bench/, the table in docs/bench/latest.txt).
-# Quick by default (under 2 minutes on 2 cores); --full runs the whole sweep.
-# Other arguments go to the benchmark binary, e.g. --benchmark_filter=W1 or --no-extras.
+# The main job: build the benchmarks with the `release` preset and run the comparison in both
+# node layouts (bench/adapters/common.hpp):
+#   timerwheel_bench         64-byte nodes, one cache line per object: every workload and peer
+#   timerwheel_bench_packed  packed nodes (the wheel's hook and the payload in 32 bytes, the
+#                            heaps' in 16): W1 at every N, W2 and W6, on the wheels, the binary
+#                            and 4-ary heaps and the floor
+# It prints both tables and writes only under results/ (ignored by git), never a tracked file:
+#   results/latest.txt       both runs' output
+#   results/latest.csv       both tables, one row per figure (columns layout and node_bytes)
+#   results/line64/, results/packed32/   each run's own CSV and plot data
+#   results/plots/*.png      the plots (64-byte nodes; w1packed.png: W1 with packed nodes)
+#
+# Usage: bash scripts/bench.sh [--full] [--publish] [--out=DIR] [benchmark arguments...]
+#   quick by default (about 3 minutes on 2 cores); --full runs the whole sweep
+#   --publish   also copy both tables to docs/bench/latest.txt and small plots to docs/bench/,
+#               the figures the README quotes (only a whole run publishes: no filter,
+#               --no-extras or --out with it)
+#   --out=DIR   results under DIR instead of results/
+#   other arguments go to both binaries after the script's own, e.g. --benchmark_filter=W1
 # Instruction counts (callgrind): bash bench/callgrind.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+out=results
+publish=0
+partial=
+args=()
+for a in "$@"; do
+  case "$a" in
+    --full) full=1 ;;
+    --publish) publish=1 ;;
+    --out=*) out=${a#--out=} partial=$a ;;
+    --benchmark_filter* | --no-extras) args+=("$a") partial=$a ;;
+    *) args+=("$a") ;;
+  esac
+done
+if ((publish)) && [ -n "$partial" ]; then
+  echo "bench.sh: --publish publishes a whole run only; drop $partial" >&2
+  exit 2
+fi
+mode=(--quick)
+[ -n "${full:-}" ] && mode=()
 
 # The peers (Boost.Heap and Boost.Asio, libevent, libuv) and gnuplot for the plots.
 bash scripts/deps.sh libboost-dev libevent-dev libuv1-dev pkg-config gnuplot-nox
 cmake --preset release >/dev/null
 jobs=$(nproc)
 ((jobs > 2)) && jobs=2
-cmake --build --preset release --target timerwheel_bench -j "$jobs"
+cmake --build --preset release --target timerwheel_bench timerwheel_bench_packed -j "$jobs"
 
-args=(--quick)
-for a in "$@"; do
-  if [ "$a" = "--full" ]; then args=(); else args+=("$a"); fi
-done
-mkdir -p results
+bin=build/release/bench
+mkdir -p "$out/line64" "$out/packed32"
 status=0
-build/release/bench/timerwheel_bench "${args[@]}" | tee results/latest.txt || status=$?
-publish=--publish
-for a in "$@"; do
-  case "$a" in --benchmark_filter*|--out=*|--no-extras) publish= ;; esac
+# 64-byte nodes: everything.
+"$bin/timerwheel_bench" "${mode[@]}" --out="$out/line64" "${args[@]}" |
+  tee "$out/line64/output.txt" || status=$?
+# Packed nodes: the workloads whose figures the layout moves (a node touched per step or per
+# timer), on the structures the goals compare; no extras (W4's bytes do not depend on the
+# layout, W5 and the paper table stay with the 64-byte run).
+"$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras \
+  --benchmark_filter='^(W1/churn|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|floor)/' \
+  "${args[@]}" | tee "$out/packed32/output.txt" || status=$?
+
+cat "$out/line64/output.txt" "$out/packed32/output.txt" >"$out/latest.txt"
+csvs=()
+for f in "$out/line64/latest.csv" "$out/packed32/latest.csv"; do
+  [ -s "$f" ] && csvs+=("$f")
 done
-bash bench/plot.sh results $publish || status=1
-if [ -n "$publish" ]; then
-  # The table only (from the header on), without Google Benchmark's own lines.
-  sed -n '/^=== timerwheel benchmark ===/,$p' results/latest.txt | grep -v '^wrote ' \
-    >docs/bench/latest.txt
+if ((${#csvs[@]})); then
+  # One header, then every row of both layouts.
+  awk 'FNR > 1 || NR == 1' "${csvs[@]}" >"$out/latest.csv"
+fi
+
+rm -rf "$out/plots"
+mkdir -p "$out/plots"
+[ -d "$out/line64/plots/data" ] && cp -r "$out/line64/plots/data" "$out/plots/data"
+[ -s "$out/packed32/plots/data/w1.dat" ] && cp "$out/packed32/plots/data/w1.dat" \
+  "$out/plots/data/w1packed.dat"
+plot_args=("$out")
+((publish)) && plot_args+=(--publish)
+bash bench/plot.sh "${plot_args[@]}" || status=1
+
+if ((publish)); then
+  # The tables only (from each header on), without Google Benchmark's own lines.
+  for f in "$out/line64/output.txt" "$out/packed32/output.txt"; do
+    sed -n '/^=== timerwheel benchmark ===/,$p' "$f" | grep -v '^wrote '
+  done >docs/bench/latest.txt
+  echo "published: docs/bench/latest.txt and docs/bench/*.png"
 fi
 exit "$status"
