@@ -53,6 +53,7 @@ bin=build/release/bench
 mkdir -p "$out/line64" "$out/packed32"
 status=0
 # 64-byte nodes: everything.
+start=$SECONDS
 "$bin/timerwheel_bench" "${mode[@]}" --out="$out/line64" "${args[@]}" |
   tee "$out/line64/output.txt" || status=$?
 # Packed nodes: the workloads whose figures the layout moves (a node touched per step or per
@@ -61,6 +62,7 @@ status=0
 "$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras \
   --benchmark_filter='^(W1/churn|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|floor)/' \
   "${args[@]}" | tee "$out/packed32/output.txt" || status=$?
+echo "bench.sh: both runs took $((SECONDS - start)) s"
 
 cat "$out/line64/output.txt" "$out/packed32/output.txt" >"$out/latest.txt"
 csvs=()
