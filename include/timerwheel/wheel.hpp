@@ -192,10 +192,7 @@ class wheel {
   // fired stay pending; now() is the deadline of the last one fired).
   template <class F>
   std::size_t advance(tick_type to, F&& on_expired) {
-    if (nothing_due_by(to)) {
-      now_ = to;
-      return 0;
-    }
+    if (nothing_due_by(to)) return skip_to(to);
     check_target(to);
     const detail::reentry_guard scope(running_);
     std::size_t fired = drain(expired_, on_expired);
@@ -212,10 +209,7 @@ class wheel {
   // (ticks) for take_expired(); then now() == to. Returns how many it
   // queued. Same costs and errors as the callback form.
   std::size_t advance(tick_type to) {
-    if (nothing_due_by(to)) {
-      now_ = to;
-      return 0;
-    }
+    if (nothing_due_by(to)) return skip_to(to);
     check_target(to);
     const detail::reentry_guard scope(running_);
     // A queued timer stays pending: no count changes.
@@ -367,19 +361,28 @@ class wheel {
   // the bound, so any value serves.
   static constexpr tick_type no_event() noexcept { return std::numeric_limits<tick_type>::max(); }
 
-  // The O(1) path of an advance: `to` is at or after now and before the
-  // lower bound of the next event, nothing is queued and no callback runs.
-  // With plain numbers one comparison says all of it: a `to` behind now
-  // reads as a distance beyond any bound, and the bound is held at now
-  // while timers are queued or callbacks run (see block_fast_path).
+  // Whether an advance to `to` may take the O(1) path: `to` is at or after
+  // now and before the lower bound of the next event, and nothing is
+  // queued. With plain numbers one comparison says all of it: a `to` behind
+  // now reads as a distance beyond any bound, and the bound is held at now
+  // while timers are queued (see block_fast_path).
   bool nothing_due_by(tick_type to) const noexcept {
     if constexpr (layout::wraps) {
       // An empty wheel's bound is stale and may read as far ahead.
-      return !behind(to) && distance(to) < distance(lower_bound_) && !running_ &&
-             detail::list_empty(expired_);
+      return !behind(to) && distance(to) < distance(lower_bound_) && detail::list_empty(expired_);
     } else {
       return distance(to) < distance(lower_bound_);
     }
+  }
+
+  // The O(1) path of an advance. Refused from a callback as every advance
+  // is, by a check of its own: a callback may have emptied the wheel (clear,
+  // cancels), and an empty wheel has no next event to stop an advance at.
+  std::size_t skip_to(tick_type to) {
+    if (running_) [[unlikely]]
+      detail::reentry_guard::refuse();
+    now_ = to;
+    return 0;
   }
 
   // Lowers the bound of the next event to now (a bound may always be

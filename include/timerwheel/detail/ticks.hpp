@@ -72,8 +72,12 @@ struct ticks {
 class reentry_guard {
  public:
   explicit reentry_guard(bool& running) : running_(running) {
-    if (running) throw std::logic_error("timerwheel: advance or expire_all called from a callback");
+    if (running) refuse();
     running = true;
+  }
+
+  [[noreturn]] static void refuse() {
+    throw std::logic_error("timerwheel: advance or expire_all called from a callback");
   }
   reentry_guard(const reentry_guard&) = delete;
   reentry_guard& operator=(const reentry_guard&) = delete;
