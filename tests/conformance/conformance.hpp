@@ -1,13 +1,18 @@
-// The contract of a timer structure (../shared/DESIGN.md, "The contract" and
-// "The public face"), member by member, as ONE typed suite instantiated for
-// every structure: the wheel in each test configuration and the seven
-// reference schemes of Varghese & Lauck over 64-bit and wrapping 32-bit
-// ticks (tests/support/structures.hpp).
+// The contract of a timer structure (docs/contract.md), member by member,
+// as ONE typed suite for every structure: the wheel in each test
+// configuration and the seven reference schemes of Varghese & Lauck over
+// 64-bit and wrapping 32-bit ticks (tests/support/structures.hpp).
+//
+// The suite's tests are defined here (a type-parameterized suite) and
+// instantiated for a group of structures by each conformance_*_test.cpp, so
+// that no one translation unit compiles them for all twenty structures.
 //
 // Every test runs from `base`: 32-bit structures start 20 ticks below the
 // wrap, so that every test crosses it; 64-bit ones at 1000, so that there is
 // a past. Deadlines stay within each structure's horizon (basic_wheel takes
 // none beyond its MaxInterval). check_invariants runs after every step.
+#pragma once
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -26,7 +31,7 @@
 #include "support/rng.hpp"
 #include "support/structures.hpp"
 
-namespace {
+namespace timerwheel_conformance {
 
 namespace tt = timerwheel_test;
 using u64 = std::uint64_t;
@@ -37,8 +42,6 @@ template <class... S>
 struct gtest_types<tt::structure_list<S...>> {
   using type = ::testing::Types<S...>;
 };
-
-using Structures = gtest_types<tt::group_every>::type;
 
 struct structure_names {
   template <class S>
@@ -126,11 +129,11 @@ class Conformance : public ::testing::Test {
   fire_log fired;
 };
 
-TYPED_TEST_SUITE(Conformance, Structures, structure_names);
+TYPED_TEST_SUITE_P(Conformance);
 
 // --- construction, size, empty ----------------------------------------------
 
-TYPED_TEST(Conformance, StartsEmptyAtItsNow) {
+TYPED_TEST_P(Conformance, StartsEmptyAtItsNow) {
   auto& s = this->st;
   EXPECT_EQ(s.now(), this->base);
   EXPECT_EQ(s.size(), 0U);
@@ -149,7 +152,7 @@ TYPED_TEST(Conformance, StartsEmptyAtItsNow) {
   this->ok();
 }
 
-TYPED_TEST(Conformance, SizeAndEmptyCountWaitingAndQueuedTimers) {
+TYPED_TEST_P(Conformance, SizeAndEmptyCountWaitingAndQueuedTimers) {
   auto& s = this->st;
   auto& h = this->hooks;
   for (std::size_t i = 0; i < 5; ++i) {
@@ -174,7 +177,7 @@ TYPED_TEST(Conformance, SizeAndEmptyCountWaitingAndQueuedTimers) {
 
 // --- schedule, cancel, reschedule -------------------------------------------
 
-TYPED_TEST(Conformance, ScheduleMakesATimerPendingAtItsDeadline) {
+TYPED_TEST_P(Conformance, ScheduleMakesATimerPendingAtItsDeadline) {
   auto& s = this->st;
   auto& h = this->hooks;
   EXPECT_FALSE(h[0].pending());
@@ -194,7 +197,7 @@ TYPED_TEST(Conformance, ScheduleMakesATimerPendingAtItsDeadline) {
   EXPECT_EQ(this->advance(50), 0U);  // exactly once
 }
 
-TYPED_TEST(Conformance, CancelSaysWhetherTheTimerWasPending) {
+TYPED_TEST_P(Conformance, CancelSaysWhetherTheTimerWasPending) {
   auto& s = this->st;
   auto& h = this->hooks;
   EXPECT_FALSE(s.cancel(h[0]));  // never scheduled: a no-op
@@ -219,7 +222,7 @@ TYPED_TEST(Conformance, CancelSaysWhetherTheTimerWasPending) {
   EXPECT_EQ(this->fired.size(), 1U);
 }
 
-TYPED_TEST(Conformance, ScheduleOfAPendingTimerMovesIt) {
+TYPED_TEST_P(Conformance, ScheduleOfAPendingTimerMovesIt) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->schedule(0, 10);
@@ -236,7 +239,7 @@ TYPED_TEST(Conformance, ScheduleOfAPendingTimerMovesIt) {
   EXPECT_EQ(this->fired, (typename TestFixture::fire_log{{1, 5}, {0, 30}}));
 }
 
-TYPED_TEST(Conformance, EqualDeadlinesFireFirstScheduledFirst) {
+TYPED_TEST_P(Conformance, EqualDeadlinesFireFirstScheduledFirst) {
   auto& s = this->st;
   // Scheduled from far away (so placed high where a structure has levels),
   // from closer, and at the last moment: all at 5000 ticks.
@@ -256,7 +259,7 @@ TYPED_TEST(Conformance, EqualDeadlinesFireFirstScheduledFirst) {
   EXPECT_EQ(s.size(), 0U);
 }
 
-TYPED_TEST(Conformance, RescheduleCountsAsNewlyScheduled) {
+TYPED_TEST_P(Conformance, RescheduleCountsAsNewlyScheduled) {
   auto& s = this->st;
   for (const std::size_t i : {0, 1, 2, 3}) this->schedule(i, 7);
   this->schedule(0, 7);  // same deadline: now the newest
@@ -270,7 +273,7 @@ TYPED_TEST(Conformance, RescheduleCountsAsNewlyScheduled) {
 
 // --- advance ----------------------------------------------------------------
 
-TYPED_TEST(Conformance, AdvanceFiresEveryDueTimerOnceInDeadlineOrder) {
+TYPED_TEST_P(Conformance, AdvanceFiresEveryDueTimerOnceInDeadlineOrder) {
   auto& s = this->st;
   const u64 r = TestFixture::reach;
   // Near, on slot edges of 6- and 8-bit levels, far, and the farthest.
@@ -292,7 +295,7 @@ TYPED_TEST(Conformance, AdvanceFiresEveryDueTimerOnceInDeadlineOrder) {
   EXPECT_EQ(this->advance(r), 0U);
 }
 
-TYPED_TEST(Conformance, AdvanceStopsAtItsTarget) {
+TYPED_TEST_P(Conformance, AdvanceStopsAtItsTarget) {
   auto& s = this->st;
   this->schedule(0, 5);
   this->schedule(1, 6);
@@ -305,7 +308,7 @@ TYPED_TEST(Conformance, AdvanceStopsAtItsTarget) {
   EXPECT_EQ(this->advance(7), 0U);  // by 1 tick
 }
 
-TYPED_TEST(Conformance, PastDeadlinesAreTakenAsNowAndFireAfterThoseAlreadyDue) {
+TYPED_TEST_P(Conformance, PastDeadlinesAreTakenAsNowAndFireAfterThoseAlreadyDue) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->advance(100);
@@ -334,7 +337,7 @@ TYPED_TEST(Conformance, PastDeadlinesAreTakenAsNowAndFireAfterThoseAlreadyDue) {
             (typename TestFixture::fire_log{{0, 100}, {1, 100}, {2, 100}, {3, 100}, {4, 100}}));
 }
 
-TYPED_TEST(Conformance, NowDuringACallbackIsItsDeadlineOrTheOldNowForOneAlreadyDue) {
+TYPED_TEST_P(Conformance, NowDuringACallbackIsItsDeadlineOrTheOldNowForOneAlreadyDue) {
   auto& s = this->st;
   this->advance(10);
   this->schedule(0, 3);  // already due: fires at the old now (10)
@@ -347,7 +350,7 @@ TYPED_TEST(Conformance, NowDuringACallbackIsItsDeadlineOrTheOldNowForOneAlreadyD
 
 // --- callbacks --------------------------------------------------------------
 
-TYPED_TEST(Conformance, CallbacksMayScheduleTimersDueInTheSameAdvance) {
+TYPED_TEST_P(Conformance, CallbacksMayScheduleTimersDueInTheSameAdvance) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->schedule(0, 10);
@@ -375,7 +378,7 @@ TYPED_TEST(Conformance, CallbacksMayScheduleTimersDueInTheSameAdvance) {
   EXPECT_EQ(s.now(), this->at(100));
 }
 
-TYPED_TEST(Conformance, CallbacksMayCancelTimersDueInTheSameAdvance) {
+TYPED_TEST_P(Conformance, CallbacksMayCancelTimersDueInTheSameAdvance) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->schedule(0, 10);
@@ -400,7 +403,7 @@ TYPED_TEST(Conformance, CallbacksMayCancelTimersDueInTheSameAdvance) {
   EXPECT_TRUE(s.empty());
 }
 
-TYPED_TEST(Conformance, ACallbackMayRescheduleItself) {
+TYPED_TEST_P(Conformance, ACallbackMayRescheduleItself) {
   auto& s = this->st;
   this->schedule(0, 10);
   const std::size_t n = s.advance(this->at(100), [&](auto& x) {
@@ -425,7 +428,7 @@ TYPED_TEST(Conformance, ACallbackMayRescheduleItself) {
   this->ok();
 }
 
-TYPED_TEST(Conformance, AdvanceOrExpireAllFromACallbackThrowsLogicError) {
+TYPED_TEST_P(Conformance, AdvanceOrExpireAllFromACallbackThrowsLogicError) {
   auto& s = this->st;
   auto& h = this->hooks;
   using hook = typename TestFixture::hook_type;
@@ -458,7 +461,7 @@ TYPED_TEST(Conformance, AdvanceOrExpireAllFromACallbackThrowsLogicError) {
   this->ok();
 }
 
-TYPED_TEST(Conformance, ACallbackThatThrowsLeavesTheRestPending) {
+TYPED_TEST_P(Conformance, ACallbackThatThrowsLeavesTheRestPending) {
   auto& s = this->st;
   auto& h = this->hooks;
   struct boom {};
@@ -490,7 +493,7 @@ TYPED_TEST(Conformance, ACallbackThatThrowsLeavesTheRestPending) {
 
 // --- the pull form ----------------------------------------------------------
 
-TYPED_TEST(Conformance, ThePullFormStopsMidwayAndResumes) {
+TYPED_TEST_P(Conformance, ThePullFormStopsMidwayAndResumes) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->schedule(0, 9);
@@ -531,7 +534,7 @@ TYPED_TEST(Conformance, ThePullFormStopsMidwayAndResumes) {
   EXPECT_EQ(s.time_until_next(), TestFixture::max_tick);
 }
 
-TYPED_TEST(Conformance, ACallbackAdvanceHandsTheQueuedTimersFirst) {
+TYPED_TEST_P(Conformance, ACallbackAdvanceHandsTheQueuedTimersFirst) {
   auto& s = this->st;
   this->schedule(0, 1);
   this->schedule(1, 2);
@@ -547,7 +550,7 @@ TYPED_TEST(Conformance, ACallbackAdvanceHandsTheQueuedTimersFirst) {
   EXPECT_EQ(s.take_expired(), nullptr);
 }
 
-TYPED_TEST(Conformance, CancelAndScheduleReachAQueuedTimer) {
+TYPED_TEST_P(Conformance, CancelAndScheduleReachAQueuedTimer) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->schedule(0, 1);
@@ -574,7 +577,7 @@ TYPED_TEST(Conformance, CancelAndScheduleReachAQueuedTimer) {
 
 // --- next_deadline, time_until_next -----------------------------------------
 
-TYPED_TEST(Conformance, NextDeadlineIsExact) {
+TYPED_TEST_P(Conformance, NextDeadlineIsExact) {
   auto& s = this->st;
   auto& h = this->hooks;
   // Inside coarse slots, not at their starts.
@@ -654,7 +657,7 @@ TYPED_TEST(Conformance, NextDeadlineIsExact) {
   }
 }
 
-TYPED_TEST(Conformance, TimeUntilNextIsZeroWhenDueAndTheLargestTickWhenEmpty) {
+TYPED_TEST_P(Conformance, TimeUntilNextIsZeroWhenDueAndTheLargestTickWhenEmpty) {
   auto& s = this->st;
   auto& h = this->hooks;
   EXPECT_EQ(s.time_until_next(), TestFixture::max_tick);
@@ -675,7 +678,7 @@ TYPED_TEST(Conformance, TimeUntilNextIsZeroWhenDueAndTheLargestTickWhenEmpty) {
 
 // --- expire_all, clear, for_each_pending -------------------------------------
 
-TYPED_TEST(Conformance, ExpireAllFiresEveryPendingTimerInOrderAndKeepsNow) {
+TYPED_TEST_P(Conformance, ExpireAllFiresEveryPendingTimerInOrderAndKeepsNow) {
   auto& s = this->st;
   auto& h = this->hooks;
   const u64 r = TestFixture::reach;
@@ -714,7 +717,7 @@ TYPED_TEST(Conformance, ExpireAllFiresEveryPendingTimerInOrderAndKeepsNow) {
   EXPECT_EQ(s.expire_all(this->record()), 0U);
 }
 
-TYPED_TEST(Conformance, ClearDropsEveryTimer) {
+TYPED_TEST_P(Conformance, ClearDropsEveryTimer) {
   auto& s = this->st;
   auto& h = this->hooks;
   s.clear();  // empty: fine
@@ -739,7 +742,7 @@ TYPED_TEST(Conformance, ClearDropsEveryTimer) {
   EXPECT_EQ(this->fired, (typename TestFixture::fire_log{{0, 9}, {3, 20}}));
 }
 
-TYPED_TEST(Conformance, ForEachPendingVisitsEveryPendingTimerOnce) {
+TYPED_TEST_P(Conformance, ForEachPendingVisitsEveryPendingTimerOnce) {
   auto& s = this->st;
   auto& h = this->hooks;
   const auto visited = [&] {
@@ -763,7 +766,7 @@ TYPED_TEST(Conformance, ForEachPendingVisitsEveryPendingTimerOnce) {
 
 // --- errors -----------------------------------------------------------------
 
-TYPED_TEST(Conformance, AdvanceBehindNowThrowsInvalidArgumentAndChangesNothing) {
+TYPED_TEST_P(Conformance, AdvanceBehindNowThrowsInvalidArgumentAndChangesNothing) {
   auto& s = this->st;
   using tick = typename TestFixture::tick_type;
   this->schedule(0, 50);
@@ -790,7 +793,7 @@ TYPED_TEST(Conformance, AdvanceBehindNowThrowsInvalidArgumentAndChangesNothing) 
   EXPECT_EQ(this->fired, (typename TestFixture::fire_log{{3, 25}, {2, 30}, {0, 50}, {1, 50}}));
 }
 
-TYPED_TEST(Conformance, ScheduleInRangeWithEarliestAfterLatestThrowsAndChangesNothing) {
+TYPED_TEST_P(Conformance, ScheduleInRangeWithEarliestAfterLatestThrowsAndChangesNothing) {
   auto& s = this->st;
   auto& h = this->hooks;
   this->schedule(0, 9);
@@ -820,7 +823,7 @@ TYPED_TEST(Conformance, ScheduleInRangeWithEarliestAfterLatestThrowsAndChangesNo
 
 // --- schedule_in_range ------------------------------------------------------
 
-TYPED_TEST(Conformance, ScheduleInRangePicksTheTickWithTheMostTrailingZeros) {
+TYPED_TEST_P(Conformance, ScheduleInRangePicksTheTickWithTheMostTrailingZeros) {
   auto& s = this->st;
   auto& h = this->hooks;
   const u64 r = TestFixture::reach;
@@ -858,7 +861,7 @@ TYPED_TEST(Conformance, ScheduleInRangePicksTheTickWithTheMostTrailingZeros) {
 
 // --- horizons and the end of time -------------------------------------------
 
-TYPED_TEST(Conformance, DeadlinesUpToItsHorizonAreTakenAndFireExactlyThere) {
+TYPED_TEST_P(Conformance, DeadlinesUpToItsHorizonAreTakenAndFireExactlyThere) {
   auto& s = this->st;
   auto& h = this->hooks;
   using tick = typename TestFixture::tick_type;
@@ -893,7 +896,7 @@ TYPED_TEST(Conformance, DeadlinesUpToItsHorizonAreTakenAndFireExactlyThere) {
 
 // --- hooks and the structure's lifetime -------------------------------------
 
-TYPED_TEST(Conformance, DestroyingTheStructureUnlinksItsTimers) {
+TYPED_TEST_P(Conformance, DestroyingTheStructureUnlinksItsTimers) {
   using hook = typename TestFixture::hook_type;
   std::array<hook, 4> k{};
   {
@@ -907,7 +910,7 @@ TYPED_TEST(Conformance, DestroyingTheStructureUnlinksItsTimers) {
   for (const hook& x : k) EXPECT_FALSE(x.pending());
 }
 
-TYPED_TEST(Conformance, AnIdleHookMayBeCopiedAndTheCopyIsIdle) {
+TYPED_TEST_P(Conformance, AnIdleHookMayBeCopiedAndTheCopyIsIdle) {
   auto& s = this->st;
   auto& h = this->hooks;
   using hook = typename TestFixture::hook_type;
@@ -924,4 +927,24 @@ TYPED_TEST(Conformance, AnIdleHookMayBeCopiedAndTheCopyIsIdle) {
   this->ok();
 }
 
-}  // namespace
+REGISTER_TYPED_TEST_SUITE_P(
+    Conformance, StartsEmptyAtItsNow, SizeAndEmptyCountWaitingAndQueuedTimers,
+    ScheduleMakesATimerPendingAtItsDeadline, CancelSaysWhetherTheTimerWasPending,
+    ScheduleOfAPendingTimerMovesIt, EqualDeadlinesFireFirstScheduledFirst,
+    RescheduleCountsAsNewlyScheduled, AdvanceFiresEveryDueTimerOnceInDeadlineOrder,
+    AdvanceStopsAtItsTarget, PastDeadlinesAreTakenAsNowAndFireAfterThoseAlreadyDue,
+    NowDuringACallbackIsItsDeadlineOrTheOldNowForOneAlreadyDue,
+    CallbacksMayScheduleTimersDueInTheSameAdvance, CallbacksMayCancelTimersDueInTheSameAdvance,
+    ACallbackMayRescheduleItself, AdvanceOrExpireAllFromACallbackThrowsLogicError,
+    ACallbackThatThrowsLeavesTheRestPending, ThePullFormStopsMidwayAndResumes,
+    ACallbackAdvanceHandsTheQueuedTimersFirst, CancelAndScheduleReachAQueuedTimer,
+    NextDeadlineIsExact, TimeUntilNextIsZeroWhenDueAndTheLargestTickWhenEmpty,
+    ExpireAllFiresEveryPendingTimerInOrderAndKeepsNow, ClearDropsEveryTimer,
+    ForEachPendingVisitsEveryPendingTimerOnce,
+    AdvanceBehindNowThrowsInvalidArgumentAndChangesNothing,
+    ScheduleInRangeWithEarliestAfterLatestThrowsAndChangesNothing,
+    ScheduleInRangePicksTheTickWithTheMostTrailingZeros,
+    DeadlinesUpToItsHorizonAreTakenAndFireExactlyThere, DestroyingTheStructureUnlinksItsTimers,
+    AnIdleHookMayBeCopiedAndTheCopyIsIdle);
+
+}  // namespace timerwheel_conformance
