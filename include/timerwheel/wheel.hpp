@@ -61,7 +61,7 @@
 // read as the nearest one to now, and the top level is scanned cyclically.
 //
 // Costs (n pending timers, L levels): schedule and cancel O(1); advance
-// O(L * max_stage_budget + timers fired + timers cascaded), whatever the ticks
+// O(L * spreading::most + timers fired + timers cascaded), whatever the ticks
 // elapsed, and O(1) for an advance to before a cached lower bound of the
 // next slot start; next_deadline O(L + timers in the earliest slots).
 #pragma once
@@ -78,9 +78,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "concepts.hpp"
+#include "detail/expiry_shell.hpp"
 #include "detail/layout.hpp"
 #include "detail/link.hpp"
 #include "detail/list_sort.hpp"
+#include "detail/occupancy.hpp"
+#include "detail/spreading.hpp"
 #include "detail/ticks.hpp"
 #include "levels.hpp"
 #include "timer_hook.hpp"
@@ -95,6 +99,7 @@ class wheel {
   using layout = detail::layout<Config>;
   using link = detail::link;
   using access = detail::hook_access;
+  using shell_type = detail::expiry_shell<basic_timer_hook<typename Config::tick_type>, access>;
 
  public:
   using config_type = Config;
@@ -105,10 +110,7 @@ class wheel {
   explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
     for (unsigned k = 0; k < layout::count; ++k) bank_[k] = &slots_[layout::bank_base[k]];
-    divert_.fill(nullptr);
-    for (link& l : leftover_) detail::list_init(l);
     detail::list_init(far_);
-    detail::list_init(expired_);
   }
 
   wheel(const wheel&) = delete;
@@ -134,10 +136,7 @@ class wheel {
   }
 
   // Whether no timer is pending. O(1).
-  bool empty() const noexcept {
-    return wheel_empty() && detail::list_empty(expired_) &&
-           (batch_ == nullptr || detail::list_empty(*batch_));
-  }
+  [[nodiscard]] bool empty() const noexcept { return wheel_empty() && shell_.empty(); }
 
   // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
   // deadline before now is taken as now: the timer is due and fires at the
@@ -150,7 +149,7 @@ class wheel {
     else
       count_timers(+1);
     if (behind(deadline)) deadline = now_;
-    insert(node, deadline, false);
+    add(node, deadline, false);
     // Stored last: the compiler cannot tell the hook from now_, and would
     // read now_ again after the store.
     access::set_deadline(timer, deadline);
@@ -190,18 +189,19 @@ class wheel {
   // changing nothing, when `to` is behind now, std::logic_error when called
   // from a callback, and whatever `on_expired` throws (the timers not yet
   // fired stay pending; now() is the deadline of the last one fired).
-  template <class F>
+  template <expiry_callback<basic_timer_hook<typename Config::tick_type>> F>
   std::size_t advance(tick_type to, F&& on_expired) {
     if (nothing_due_by(to)) return skip_to(to);
     check_target(to);
-    const detail::reentry_guard scope(running_);
-    std::size_t fired = drain(expired_, on_expired);
-    fired += collect(to, [&](hook_type& timer) {
+    const detail::reentry_guard scope = shell_.enter();
+    auto leave = leaving();
+    std::size_t fired = shell_.fire_queued(leave, on_expired);
+    fired += walk_to(to, [&](hook_type& timer) {
       count_timers(-1);
       on_expired(timer);
     });
     now_ = to;
-    stage();
+    spread();
     return fired;
   }
 
@@ -211,13 +211,12 @@ class wheel {
   std::size_t advance(tick_type to) {
     if (nothing_due_by(to)) return skip_to(to);
     check_target(to);
-    const detail::reentry_guard scope(running_);
+    const detail::reentry_guard scope = shell_.enter();
     // A queued timer stays pending: no count changes.
-    const std::size_t queued = collect(
-        to, [this](hook_type& timer) { detail::list_push_back(expired_, access::links(timer)); });
+    const std::size_t queued = walk_to(to, [this](hook_type& timer) { shell_.enqueue(timer); });
     now_ = to;
-    stage();
-    if (!detail::list_empty(expired_)) block_fast_path();
+    spread();
+    if (shell_.queued()) block_fast_path();
     return queued;
   }
 
@@ -228,17 +227,17 @@ class wheel {
   // next_deadline(), it never scans a slot for its earliest timer. Throws
   // std::logic_error when called from a callback, and whatever `on_expired`
   // throws (as advance).
-  template <class F>
+  template <expiry_callback<basic_timer_hook<typename Config::tick_type>> F>
   std::size_t advance_to_next(F&& on_expired) {
     tick_type to = now_;
     {
-      const detail::reentry_guard scope(running_);
-      if (!detail::list_empty(expired_)) {
+      const detail::reentry_guard scope = shell_.enter();
+      if (shell_.queued()) {
         // Queued timers are due: fire them and what is due at now.
       } else if (wheel_empty()) {
         return 0;
       } else {
-        to = seek();  // turns to the coarse slots on the way
+        to = seek();  // starts the coarse slots on the way
       }
     }
     return advance(to, on_expired);
@@ -246,12 +245,10 @@ class wheel {
 
   // The next expired timer queued by the pull form, unlinked, in order;
   // nullptr when none is queued. O(1).
-  hook_type* take_expired() noexcept {
-    if (detail::list_empty(expired_)) return nullptr;
-    link& node = *expired_.next;
-    detail::list_unlink(node);
-    count_timers(-1);
-    return &access::from_links<hook_type>(node);
+  [[nodiscard]] hook_type* take_expired() noexcept {
+    hook_type* const timer = shell_.dequeue();
+    if (timer != nullptr) count_timers(-1);
+    return timer;
   }
 
   // The exact earliest deadline (ticks) of a pending timer: the first queued
@@ -259,20 +256,18 @@ class wheel {
   // waiting in a running expire_all count as pending.
   // O(levels + timers in the earliest slots).
   std::optional<tick_type> next_deadline() const noexcept {
-    if (!detail::list_empty(expired_)) return deadline_of(*expired_.next);
+    if (shell_.queued()) return shell_.template first_queued<tick_type>();
     std::optional<tick_type> next = earliest_held();
-    if (batch_ != nullptr && !detail::list_empty(*batch_)) {
-      // expire_all's batch is in order: its front is its earliest.
-      const tick_type first = deadline_of(*batch_->next);
-      if (!next || distance(first) < distance(*next)) next = first;
-    }
+    // expire_all's batch is in order: its front is its earliest.
+    if (const std::optional<tick_type> first = shell_.template first_in_batch<tick_type>())
+      if (!next || distance(*first) < distance(*next)) next = first;
     return next;
   }
 
   // How long (ticks) a poller may sleep: 0 when a timer is due or queued,
   // the largest tick value when the wheel is empty. Cost of next_deadline().
   tick_type time_until_next() const noexcept {
-    if (!detail::list_empty(expired_)) return 0;
+    if (shell_.queued()) return 0;
     const std::optional<tick_type> next = next_deadline();
     return next ? distance(*next) : std::numeric_limits<tick_type>::max();
   }
@@ -282,45 +277,38 @@ class wheel {
   // Returns how many fired. O(n log n) for the timers of coarse slots.
   // Throws std::logic_error when called from a callback, and whatever
   // `on_expired` throws (the timers not yet fired stay pending).
-  template <class F>
+  template <expiry_callback<basic_timer_hook<typename Config::tick_type>> F>
   std::size_t expire_all(F&& on_expired) {
-    const detail::reentry_guard scope(running_);
-    block_fast_path();
-    link batch;
-    detail::list_init(batch);
-    const batch_scope restore(*this, batch);
-    std::size_t fired = drain(expired_, on_expired);
-    return fired + drain(batch, on_expired);
+    return shell_.expire_all(
+        [this](link& batch) {
+          block_fast_path();
+          take_all_in_order(batch);
+        },
+        [this](link& batch) { put_back(batch); }, leaving(), on_expired);
   }
 
   // Drops every pending timer; each hook becomes idle. O(n + slots).
   void clear() noexcept {
-    stop_diverting(~std::uint64_t{0});
-    for (unsigned w = 0; w < layout::all_words; ++w)
-      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
-        unlink_all(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
-    occupied_ = {};
-    summary_ = {};
-    level_mask_ = 0;
-    staged_mask_ = 0;
+    diverted_.end(~std::uint64_t{0});
+    occupied_.for_each([this](std::size_t index) { unlink_all(slots_[index]); });
+    occupied_.clear();
+    active_levels_ = 0;
+    spare_levels_ = 0;
     lower_bound_ = no_event();
     unlink_all(far_);
-    unlink_all(expired_);
-    if (batch_ != nullptr) unlink_all(*batch_);
+    shell_.drop_all([](hook_type&) {});
     if constexpr (layout::counted) size_ = 0;
   }
 
   // Calls f(const hook_type&) for every pending timer, in no promised order.
   // f may not schedule or cancel. O(n + slots).
-  template <class F>
+  template <pending_visitor<basic_timer_hook<typename Config::tick_type>> F>
   void for_each_pending(F&& f) const {
-    for (unsigned w = 0; w < layout::all_words; ++w)
-      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
-        visit(slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))], f);
-    for (const link& l : leftover_) visit(l, f);
-    visit(far_, f);
-    visit(expired_, f);
-    if (batch_ != nullptr) visit(*batch_, f);
+    occupied_.for_each([&](std::size_t index) { shell_type::visit_list(slots_[index], f); });
+    for (unsigned level = 0; level < layout::count; ++level)
+      shell_type::visit_list(diverted_.waiting(level), f);
+    shell_type::visit_list(far_, f);
+    shell_.visit(f);
   }
 
   // Checks every invariant against a plain recomputation; throws
@@ -328,26 +316,6 @@ class wheel {
   void check_invariants() const;
 
  private:
-  // expire_all's batch: takes every timer of the wheel in order, and puts
-  // back whatever a throwing callback left unfired.
-  class batch_scope {
-   public:
-    batch_scope(wheel& w, link& batch) noexcept : wheel_(w), batch_(batch) {
-      w.gather(batch);
-      w.batch_ = &batch;
-    }
-    batch_scope(const batch_scope&) = delete;
-    batch_scope& operator=(const batch_scope&) = delete;
-    ~batch_scope() {
-      wheel_.batch_ = nullptr;
-      wheel_.restore(batch_);
-    }
-
-   private:
-    wheel& wheel_;
-    link& batch_;
-  };
-
   // --- time, read by the nearest-instant rule where ticks wrap ---
 
   using tick_math = detail::ticks<tick_type>;
@@ -369,7 +337,7 @@ class wheel {
   bool nothing_due_by(tick_type to) const noexcept {
     if constexpr (layout::wraps) {
       // An empty wheel's bound is stale and may read as far ahead.
-      return !behind(to) && distance(to) < distance(lower_bound_) && detail::list_empty(expired_);
+      return !behind(to) && distance(to) < distance(lower_bound_) && !shell_.queued();
     } else {
       return distance(to) < distance(lower_bound_);
     }
@@ -379,7 +347,7 @@ class wheel {
   // is, by a check of its own: a callback may have emptied the wheel (clear,
   // cancels), and an empty wheel has no next event to stop an advance at.
   std::size_t skip_to(tick_type to) {
-    if (running_) [[unlikely]]
+    if (shell_.running()) [[unlikely]]
       detail::reentry_guard::refuse();
     now_ = to;
     return 0;
@@ -451,7 +419,7 @@ class wheel {
   // it: its slot's start, or for the far list the start of its top-level
   // block. Every timer of a slot shares the slot's event, so the bound needs
   // a look only when a slot gains its first timer; and a diverted slot's own
-  // list stays empty (see stage()). So a schedule into an occupied slot, the
+  // list stays empty (see spread()). So a schedule into an occupied slot, the
   // common case, takes one test: the slot's list is not empty.
   void place(link& node, tick_type deadline, bool at_front) noexcept {
     const std::size_t level = level_of(deadline);
@@ -459,16 +427,16 @@ class wheel {
     if (!layout::has_far || level < layout::count) {
       list = bank_[level] + slot_of(deadline, level);
       if (detail::list_empty(*list)) {
-        if (list != divert_[level]) [[likely]] {
-          mark_occupied(level_mask_, level, index_of(list));
+        if (list != diverted_.slot(level)) [[likely]] {
+          mark_occupied(active_levels_, level, index_of(list));
         } else {
           // The next slot of a level whose timers are moving ahead of time:
           // newer than all of them, this one waits behind them in a spare
           // bank.
           auto below = static_cast<unsigned>(level);
-          const std::size_t index = diverted_slot(below, deadline);
+          const std::size_t index = detour(below, deadline);
           list = &slots_[index];
-          if (detail::list_empty(*list)) mark_occupied(staged_mask_, below, index);
+          if (detail::list_empty(*list)) mark_occupied(spare_levels_, below, index);
         }
         lower_bound_to(event_of(deadline, level));
       }
@@ -494,20 +462,21 @@ class wheel {
     if (distance(event) < distance(lower_bound_)) lower_bound_ = event;
   }
 
-  // Places a timer and keeps the lower bound of the next event.
-  void insert(link& node, tick_type deadline, bool at_front) noexcept {
+  // Places a timer that comes from outside the levels (a schedule, or one
+  // that expire_all puts back) and keeps the lower bound of the next event.
+  void add(link& node, tick_type deadline, bool at_front) noexcept {
     if constexpr (layout::wraps) {
       if (wheel_empty()) {
         // An emptied wheel keeps no bound that would stop an advance at the
         // start of a diverted slot: the diversion ends with the timers.
-        stop_diverting(~std::uint64_t{0});
+        diverted_.end(~std::uint64_t{0});
         // Distances from now drift as now moves: an empty wheel's stale
         // bound could read as nearer than a new event. The farthest tick
         // ahead reads as after every event.
         lower_bound_ = static_cast<tick_type>(now_ - 1);
       }
     }
-    // Plain numbers: an emptied wheel's bound stays a bound, and collect
+    // Plain numbers: an emptied wheel's bound stays a bound, and walk_to
     // resets it to the largest tick when it finds the wheel empty.
     place(node, deadline, at_front);
   }
@@ -522,57 +491,46 @@ class wheel {
   }
 
   // An emptied list is a slot exactly when its sentinel lies in slots_, or
-  // stands for a diverted slot when it is one of leftover_.
+  // stands for a diverted slot when it is the list of timers waiting in one
+  // (rare: kept apart, so that this stays small enough to inline).
   void mark_empty_if_slot(const link* sentinel) noexcept {
-    const std::uintptr_t offset = byte_offset(sentinel, slots_.data());
-    if (offset < sizeof(slots_)) {
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
+                                  reinterpret_cast<std::uintptr_t>(slots_.data());
+    if (offset < sizeof(slots_))
       mark_empty(offset / sizeof(link));
-    } else if (const std::uintptr_t left = byte_offset(sentinel, leftover_.data());
-               left < sizeof(leftover_)) {
-      mark_empty(index_of(divert_[left / sizeof(link)]));
-    }
+    else
+      mark_empty_if_waiting(sentinel);
   }
 
-  static std::uintptr_t byte_offset(const link* p, const link* from) noexcept {
-    return reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(from);
+  void mark_empty_if_waiting(const link* sentinel) noexcept {
+    if (const link* slot = diverted_.owner_of_waiting(sentinel)) mark_empty(index_of(slot));
   }
 
   // The timers of slot `index`: its own list, or for a diverted slot, the
-  // timers left of it in leftover_.
+  // timers waiting in it.
   const link& held_in(std::size_t index) const noexcept {
-    const unsigned level = layout::level_of_word[index / 64];
-    return &slots_[index] == divert_[level] ? leftover_[level] : slots_[index];
+    return diverted_.held_in(slots_[index], layout::level_of_word[index / 64]);
   }
 
-  // Marks slot `index` of `level` occupied; `mask` is level_mask_ for an
-  // active bank, staged_mask_ for a spare one.
+  // Marks slot `index` of `level` occupied; `mask` is active_levels_ for an
+  // active bank, spare_levels_ for a spare one.
   void mark_occupied(std::uint64_t& mask, std::size_t level, std::size_t index) noexcept {
-    const std::size_t word = index / 64;
-    occupied_[word] |= bit(index % 64);
-    if constexpr (!layout::single_word)
-      summary_[layout::bank_of_word[word]] |= bit(layout::word_in_bank[word]);
-    mask |= bit(level);
+    occupied_.set(index);
+    mask |= bit(static_cast<unsigned>(level));
   }
 
   void mark_empty(std::size_t index) noexcept {
+    if (!occupied_.reset(index)) return;
     const std::size_t word = index / 64;
-    occupied_[word] &= ~bit(index % 64);
-    if (occupied_[word] != 0) return;
-    if constexpr (!layout::single_word) {
-      std::uint64_t& summary = summary_[layout::bank_of_word[word]];
-      summary &= ~bit(layout::word_in_bank[word]);
-      if (summary != 0) return;
-    }
-    const unsigned level = layout::level_of_word[word];
-    (active_word(word) ? level_mask_ : staged_mask_) &= ~bit(level);
+    (active_word(word) ? active_levels_ : spare_levels_) &= ~bit(layout::level_of_word[word]);
   }
 
-  bool level_occupied(unsigned level) const noexcept { return (level_mask_ >> level & 1) != 0; }
+  bool level_occupied(unsigned level) const noexcept { return (active_levels_ >> level & 1) != 0; }
 
   bool wheel_empty() const noexcept {
     if constexpr (layout::has_far)
-      return (level_mask_ | staged_mask_) == 0 && detail::list_empty(far_);
-    return (level_mask_ | staged_mask_) == 0;
+      return (active_levels_ | spare_levels_) == 0 && detail::list_empty(far_);
+    return (active_levels_ | spare_levels_) == 0;
   }
 
   // The first occupied slot of a non-empty bank that starts at flat slot
@@ -580,25 +538,14 @@ class wheel {
   // occupied slot of an active bank is at or after now's, and the cyclic
   // scan reads the top level across a wrap.
   unsigned first_occupied(std::size_t base, unsigned from) const noexcept {
-    const std::uint64_t* words = occupied_.data() + base / 64;
-    if constexpr (layout::single_word) {
-      const std::uint64_t ahead = words[0] & (~std::uint64_t{0} << from);
-      return static_cast<unsigned>(std::countr_zero(ahead != 0 ? ahead : words[0]));
-    }
-    const unsigned word = from / 64;
-    if (const std::uint64_t ahead = words[word] & (~std::uint64_t{0} << (from % 64)))
-      return word * 64 + static_cast<unsigned>(std::countr_zero(ahead));
-    const std::uint64_t summary = summary_[layout::bank_of_word[base / 64]];
-    const std::uint64_t later = word + 1 < 64 ? summary & (~std::uint64_t{0} << (word + 1)) : 0;
-    const unsigned next = static_cast<unsigned>(std::countr_zero(later != 0 ? later : summary));
-    return next * 64 + static_cast<unsigned>(std::countr_zero(words[next]));
+    return occupied_.first(base, from);
   }
 
   // The earliest deadline in the levels, their spare banks and the far list.
   std::optional<tick_type> earliest_held() const noexcept {
     std::optional<tick_type> best;
-    if (level_mask_ != 0) {
-      const unsigned k = static_cast<unsigned>(std::countr_zero(level_mask_));
+    if (active_levels_ != 0) {
+      const unsigned k = static_cast<unsigned>(std::countr_zero(active_levels_));
       const unsigned s = first_occupied(base(k), slot_of(now_, k));
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
@@ -606,7 +553,7 @@ class wheel {
     }
     // The spare banks, in the order of their blocks; a bank's first
     // occupied slot holds its earliest timer.
-    for (std::uint64_t spares = staged_mask_; spares != 0; spares &= spares - 1) {
+    for (std::uint64_t spares = spare_levels_; spares != 0; spares &= spares - 1) {
       const unsigned j = static_cast<unsigned>(std::countr_zero(spares));
       const tick_type block = next_start(j + 1);
       if (best && distance(block) > distance(*best)) break;
@@ -631,17 +578,17 @@ class wheel {
 
   // --- advancing ---
 
-  // Moves now through every event up to `to` in time order: fires level-0
-  // timers through `sink` (unlinked, still counted), turns to coarse
+  // Walks now through every event up to `to` in time order: hands the
+  // level-0 timers due to `sink` (unlinked, still counted), starts coarse
   // slots and brings far timers down. Leaves now at the last event; the
   // caller sets now = to. Returns how many timers it handed to `sink`.
   template <class Sink>
-  std::size_t collect(tick_type to, Sink&& sink) {
+  std::size_t walk_to(tick_type to, Sink&& sink) {
     std::size_t fired = 0;
     std::optional<tick_type> warmed;  // the tick whose level-0 list warm() loaded
     while (distance(lower_bound_) <= distance(to)) {
       if (wheel_empty()) {
-        stop_diverting(~std::uint64_t{0});
+        diverted_.end(~std::uint64_t{0});
         lower_bound_ = no_event();
         break;
       }
@@ -651,11 +598,11 @@ class wheel {
         break;
       }
       now_ = lower_bound_ = e.start;
-      if (e.what == next_step::kind::turn) {
-        turn(e.start);
+      if (e.what == next_step::kind::slot_start) {
+        start_slots(e.start);
         continue;
       }
-      if (e.what == next_step::kind::far) {
+      if (e.what == next_step::kind::far_block) {
         cascade(far_);
         continue;
       }
@@ -688,49 +635,49 @@ class wheel {
 #endif
   }
 
-  // Moves now through the turns and far pulls before the earliest deadline
-  // of a non-empty wheel, and returns that deadline.
+  // Moves now through the slot starts and far blocks before the earliest
+  // deadline of a non-empty wheel, and returns that deadline.
   tick_type seek() noexcept {
     for (;;) {
       const next_step e = next_event();
       if (e.what == next_step::kind::fire) return e.start;
       now_ = lower_bound_ = e.start;
-      if (e.what == next_step::kind::turn)
-        turn(e.start);
+      if (e.what == next_step::kind::slot_start)
+        start_slots(e.start);
       else
         cascade(far_);
     }
   }
 
   struct next_step {
-    enum class kind { fire, turn, far };
+    enum class kind { fire, slot_start, far_block };
     tick_type start;  // when it happens
     unsigned slot;    // fire: the level-0 slot
     kind what;
   };
 
   // The next event of a non-empty wheel: the first occupied slot of the
-  // lowest non-empty level (a firing at level 0, else a turn), or the block
+  // lowest non-empty level (a firing at level 0, else a slot start), or the block
   // of the lowest spare bank in use if it starts earlier (it may, when a
   // level's next slot has been moved out), or with neither, the top-level
   // block of the earliest far timer.
   next_step next_event() const noexcept {
-    if (layout::has_far && (level_mask_ | staged_mask_ | diverting_) == 0)
-      return {event_of(far_lower_bound_, layout::count), 0, next_step::kind::far};
-    next_step e{tick_type{}, 0, next_step::kind::turn};
-    if (level_mask_ != 0) {
-      const unsigned level = static_cast<unsigned>(std::countr_zero(level_mask_));
+    if (layout::has_far && (active_levels_ | spare_levels_ | diverted_.levels()) == 0)
+      return {event_of(far_lower_bound_, layout::count), 0, next_step::kind::far_block};
+    next_step e{tick_type{}, 0, next_step::kind::slot_start};
+    if (active_levels_ != 0) {
+      const unsigned level = static_cast<unsigned>(std::countr_zero(active_levels_));
       e.slot = first_occupied(base(level), slot_of(now_, level));
       e.start = slot_start(level, e.slot);
       if (level == 0) e.what = next_step::kind::fire;
     }
-    // A diverted slot's start is a turn even when nothing waits for it:
+    // A diverted slot's start is an event even when nothing waits for it:
     // the diversion must end there.
-    if (const std::uint64_t turns = staged_mask_ | diverting_ >> 1; turns != 0) {
-      const tick_type block = next_start(static_cast<unsigned>(std::countr_zero(turns)) + 1);
-      if (level_mask_ == 0 || distance(block) < distance(e.start)) {
+    if (const std::uint64_t starts = spare_levels_ | diverted_.levels() >> 1; starts != 0) {
+      const tick_type block = next_start(static_cast<unsigned>(std::countr_zero(starts)) + 1);
+      if (active_levels_ == 0 || distance(block) < distance(e.start)) {
         e.start = block;
-        e.what = next_step::kind::turn;
+        e.what = next_step::kind::slot_start;
       }
     }
     return e;
@@ -743,10 +690,10 @@ class wheel {
   // is left in a slot was scheduled before every timer of its deadline that
   // moved out of it or was sent past it, and before what is left in the
   // slots below (all of which came from it).
-  void turn(tick_type start) noexcept {
+  void start_slots(tick_type start) noexcept {
     const unsigned top = layout::level_of_start[std::countr_zero(start)];
-    stop_diverting((~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1});
-    for (std::uint64_t spares = staged_mask_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
+    diverted_.end((~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1});
+    for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
       swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
     for (unsigned level = 1; level <= top; ++level) {
       if (!level_occupied(level)) continue;
@@ -764,9 +711,9 @@ class wheel {
   void swap_banks(unsigned level) noexcept {
     bank_[level] = &slots_[spare_base(level)];
     const std::uint64_t b = bit(level);
-    const std::uint64_t was_active = level_mask_ & b;
-    level_mask_ = (level_mask_ & ~b) | (staged_mask_ & b);
-    staged_mask_ = (staged_mask_ & ~b) | was_active;
+    const std::uint64_t was_active = active_levels_ & b;
+    active_levels_ = (active_levels_ & ~b) | (spare_levels_ & b);
+    spare_levels_ = (spare_levels_ & ~b) | was_active;
   }
 
   // The flat index of the next slot of `level` (1 or above), the one that
@@ -780,22 +727,20 @@ class wheel {
     return no_slot;
   }
 
-  // Spreads cascades over the advances before them. In the last quarter of
-  // the time before the next slot of a level (1 or above) starts, new timers
-  // of that slot go past it to the spare bank of the level below (the
-  // slot is diverted: see place()), and every advance that does work moves
-  // a few of the timers it still holds there too, newest first, each to the
-  // front of the slot it will take there when the slot starts. While
-  // diverted, the timers the slot still holds wait in its level's leftover_
-  // list, its bit still set, and its own list stays empty: place() then
-  // meets the diversion only on its path for an empty slot. So a spare
-  // slot holds, for each deadline, what moved in scheduling order and then
-  // what was sent past, and whatever is left in the slot is older than all
-  // of it (turn() puts it in front). Once diverted, a slot only shrinks, by
-  // cancels and by stage_moves() an advance.
-  void stage() noexcept {
+  // Spreads cascades over the advances before them (see spreading.hpp). In
+  // the last quarter of the time before the next slot of a level (1 or
+  // above) starts, that slot is diverted: new timers of it go past it to the
+  // spare bank of the level below (see place()), and every advance that does
+  // work moves a few of the timers it still holds there too, newest first,
+  // each to the front of the slot it will take there when the slot starts.
+  // While diverted, the slot's bit stays set for the timers waiting in it.
+  // So a spare slot holds, for each deadline, what moved in scheduling order
+  // and then what was sent past, and whatever is left in the slot is older
+  // than all of it (start_slots() puts it in front). Once diverted, a slot
+  // only shrinks, by cancels and by the moves of each advance.
+  void spread() noexcept {
     bool pressed = false;
-    for (std::uint64_t levels = (level_mask_ | staged_mask_) & ~std::uint64_t{1}; levels != 0;
+    for (std::uint64_t levels = (active_levels_ | spare_levels_) & ~std::uint64_t{1}; levels != 0;
          levels &= levels - 1) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(levels));
       const tick_type start = next_start(level);
@@ -804,15 +749,13 @@ class wheel {
       if (distance(start) > layout::slot_width[level] / 4) continue;
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
-      link& from = leftover_[level];
-      if (divert_[level] == nullptr) {
-        divert_[level] = &slots_[source];
-        diverting_ |= bit(level);
+      if (diverted_.slot(level) == nullptr) {
+        diverted_.begin(level, slots_[source]);
         if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
-        detail::list_splice_back(from, slots_[source]);
       }
+      link& from = diverted_.waiting(level);
       if (detail::list_empty(from)) continue;
-      const unsigned moves = stage_moves(level, distance(start));
+      const unsigned moves = spreading::moves(layout::slot_width[level], distance(start));
       for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
         link& node = *from.prev;
         detail::list_unlink(node);
@@ -828,80 +771,47 @@ class wheel {
     if (pressed) block_fast_path();
   }
 
-  // How many timers `level` moves in an advance `left` ticks before its next
-  // slot starts: stage_budget through the last quarter of the time, then, in
-  // the last sixteenth, in inverse proportion to the time left, up to
-  // max_stage_budget. Each move is a miss that waits for the one before (the
-  // next node's address is in the node moved), so a slot still holding
-  // timers there drains on a ramp rather than in a few advances of the most
-  // moves: doubling the moves after each advance that left timers made the
-  // slowest 0.1% of W5's advances (docs/design.md, "Spreading cascades").
-  static unsigned stage_moves(unsigned level, tick_type left) noexcept {
-    const std::uint64_t sixteenth = std::max<std::uint64_t>(layout::slot_width[level] / 16, 1);
-    if (left >= sixteenth) return stage_budget;
-    const std::uint64_t ramp = stage_budget * sixteenth / std::max<std::uint64_t>(left, 1);
-    return static_cast<unsigned>(std::min<std::uint64_t>(ramp, max_stage_budget));
-  }
-
   // The slot, marked occupied, where a timer of `deadline` in the next slot
   // of `level` moves to: in the spare bank of the level below.
   link& spare_slot(unsigned level, tick_type deadline) noexcept {
     const std::size_t index = spare_base(level - 1) + slot_of(deadline, level - 1);
-    if (detail::list_empty(slots_[index])) mark_occupied(staged_mask_, level - 1, index);
+    if (detail::list_empty(slots_[index])) mark_occupied(spare_levels_, level - 1, index);
     return slots_[index];
   }
 
-  // The spare slot where a new timer of `deadline` in the diverted next slot
-  // of `level` waits, and in `level`, the level of its bank: the level
-  // below, or lower while that spare slot is itself the diverted next slot
-  // of its level (one in its last slot).
-  std::size_t diverted_slot(unsigned& level, tick_type deadline) const noexcept {
+  // The detour of a new timer of `deadline` in the diverted next slot of
+  // `level`: the spare slot where it waits, and in `level`, the level of its
+  // bank: the level below, or lower while that spare slot is itself the
+  // diverted next slot of its level (one in its last slot).
+  std::size_t detour(unsigned& level, tick_type deadline) const noexcept {
     std::size_t index;
     do {
       --level;
       index = spare_base(level) + slot_of(deadline, level);
-    } while (&slots_[index] == divert_[level]);
+    } while (&slots_[index] == diverted_.slot(level));
     return index;
-  }
-
-  // Ends the diversion of the levels in `levels`, putting back in each
-  // diverted slot (empty while diverted) the timers left of it: done where
-  // their next slots change (turn), before every timer is gathered, and
-  // where no timer is left to keep order with.
-  void stop_diverting(std::uint64_t levels) noexcept {
-    for (std::uint64_t d = diverting_ & levels; d != 0; d &= d - 1) {
-      const unsigned level = static_cast<unsigned>(std::countr_zero(d));
-      detail::list_splice_back(*divert_[level], leftover_[level]);
-      divert_[level] = nullptr;
-    }
-    diverting_ &= ~levels;
   }
 
   // Puts the timers of every spare bank back at the back of the slot they
   // were moved from (they are newer, for each deadline, than what is left
   // there), lowest level first (a level's next slot may be slot 0 of its own
   // spare bank), so that the active banks alone hold them all.
-  void unstage() noexcept {
-    for (unsigned level = 1; level < layout::count && staged_mask_ != 0; ++level) {
-      if ((staged_mask_ >> (level - 1) & 1) == 0) continue;
+  void return_spares() noexcept {
+    for (unsigned level = 1; level < layout::count && spare_levels_ != 0; ++level) {
+      if ((spare_levels_ >> (level - 1) & 1) == 0) continue;
       const std::size_t source = next_slot(level);
-      const std::size_t spare = spare_base(level - 1);
-      for (std::size_t w = spare / 64; w < spare / 64 + layout::words[level - 1]; ++w) {
-        for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
-          detail::list_splice_back(slots_[source],
-                                   slots_[w * 64 + static_cast<unsigned>(std::countr_zero(bits))]);
-        occupied_[w] = 0;
-      }
-      if constexpr (!layout::single_word) summary_[layout::bank_of_word[spare / 64]] = 0;
-      staged_mask_ &= ~bit(level - 1);
-      mark_occupied(active_word(source / 64) ? level_mask_ : staged_mask_, level, source);
+      occupied_.take_bank(spare_base(level - 1), level - 1, [&](std::size_t index) {
+        detail::list_splice_back(slots_[source], slots_[index]);
+      });
+      spare_levels_ &= ~bit(level - 1);
+      mark_occupied(active_word(source / 64) ? active_levels_ : spare_levels_, level, source);
     }
   }
 
   // Places every timer of a coarse slot that now has reached again relative
   // to now, the newest first, each at the front of its list: each lands
   // strictly lower, ahead of the newer timers of its deadline there (see
-  // turn()). The far list at the start of a top-level block goes the same
+  // start_slots()). The far list at the start of a top-level block goes the same
   // way, into empty levels: its timers of this block come into the levels,
   // the rest back to it in order, with their lower bound recomputed.
   void cascade(link& sentinel) noexcept {
@@ -967,35 +877,21 @@ class wheel {
   std::size_t level0_slot(tick_type deadline) noexcept {
     const std::size_t slot = slot_of(deadline, 0);
     if (detail::list_empty(bank_[0][slot])) {
-      mark_occupied(level_mask_, 0, index_of(&bank_[0][slot]));
+      mark_occupied(active_levels_, 0, index_of(&bank_[0][slot]));
       lower_bound_to(event_of(deadline, 0));
     }
     return slot;
   }
 
-  // Hands every timer of `list` to `on_expired`, front first.
-  template <class F>
-  std::size_t drain(link& list, F& on_expired) {
-    std::size_t fired = 0;
-    while (!detail::list_empty(list)) {
-      link& node = *list.next;
-      detail::list_unlink(node);
-      count_timers(-1);
-      ++fired;
-      on_expired(access::from_links<hook_type>(node));
-    }
-    return fired;
-  }
-
   // Moves every timer of the levels and the far list to the back of
   // `batch`, in (deadline, scheduling order).
-  void gather(link& batch) noexcept {
+  void take_all_in_order(link& batch) noexcept {
     // No slot is diverted while the batch runs: a timer its callbacks
     // schedule goes to its slot, behind whatever a throw puts back. The
-    // timers left in a diverted slot go back first, ahead of those unstage
-    // returns to it.
-    stop_diverting(~std::uint64_t{0});
-    unstage();
+    // timers left in a diverted slot go back first, ahead of those
+    // return_spares() returns to it.
+    diverted_.end(~std::uint64_t{0});
+    return_spares();
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
     };
@@ -1017,50 +913,37 @@ class wheel {
   // Puts back the timers a throwing callback left in `batch`. They are older
   // than anything scheduled since, so each goes to the front of its list,
   // the last first, which keeps scheduling order.
-  void restore(link& batch) noexcept {
+  void put_back(link& batch) noexcept {
     while (!detail::list_empty(batch)) {
       link& node = *batch.prev;
       detail::list_unlink(node);
-      insert(node, deadline_of(node), true);
+      add(node, deadline_of(node), true);
     }
   }
 
   static void unlink_all(link& sentinel) noexcept {
-    for (link* n = sentinel.next; n != &sentinel;) {
-      link* const next = n->next;
-      n->next = n->prev = nullptr;
-      n = next;
-    }
-    detail::list_init(sentinel);
+    constexpr auto nothing = [](hook_type&) {};
+    shell_type::unlink_all(sentinel, nothing);
   }
 
-  template <class F>
-  static void visit(const link& sentinel, F& f) {
-    for (const link* n = sentinel.next; n != &sentinel; n = n->next)
-      f(access::from_links<hook_type>(*n));
+  // What a timer leaving the wheel to fire changes: the count, where one
+  // is kept.
+  auto leaving() noexcept {
+    return [this](hook_type&) noexcept { count_timers(-1); };
   }
 
-  // Timers moved per level by each advance that does work, to spread the
-  // cascades of coarse slots (see stage()).
-  static constexpr unsigned stage_budget = 4;
-  static constexpr unsigned max_stage_budget = 32;
+  using spreading = detail::diversions<layout>;
   static constexpr std::size_t no_slot = layout::all_slots;
   // Timers a level-1 cascade walks from the back alone before it walks from
   // both ends (see cascade_to_level0()).
   static constexpr unsigned short_walk = 8;
 
   std::array<link, layout::all_slots> slots_;  // two banks a level
-  std::array<std::uint64_t, layout::all_words> occupied_{};
-  std::array<std::uint64_t, 2 * layout::count>
-      summary_{};                          // per bank: bit w: its word w is non-zero
+  detail::occupancy<layout> occupied_;
   std::array<link*, layout::count> bank_;  // first slot of each level's active bank
-  std::uint64_t level_mask_ = 0;           // bit k: level k's active bank is non-empty
-  std::uint64_t staged_mask_ = 0;          // bit k: level k's spare bank is non-empty
-  // Per level: its next slot while diverted (see stage()), null otherwise;
-  // bit k of diverting_: level k's is.
-  std::array<link*, layout::count> divert_;
-  std::array<link, layout::count> leftover_;  // per level: what its diverted slot still holds
-  std::uint64_t diverting_ = 0;
+  std::uint64_t active_levels_ = 0;        // bit k: level k's active bank is non-empty
+  std::uint64_t spare_levels_ = 0;         // bit k: level k's spare bank is non-empty
+  spreading diverted_;                     // the diverted slots (see spread())
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
   // every timer in the levels and the far list; meaningful while they hold one.
@@ -1068,109 +951,9 @@ class wheel {
   tick_type far_lower_bound_{};  // at or before every far deadline
   std::size_t size_ = 0;         // pending timers, kept by counted<...> configurations only
   link far_;
-  link expired_;           // the pull form's queue, in firing order
-  link* batch_ = nullptr;  // expire_all's batch while it runs
-  bool running_ = false;   // inside advance or expire_all
+  shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
 };
 
-template <class Config>
-void wheel<Config>::check_invariants() const {
-  const auto fail = [](const char* what) {
-    throw std::logic_error(std::string("timerwheel: invariant broken: ") + what);
-  };
-  const auto check_links = [&](const link& sentinel) {
-    std::size_t n = 0;
-    for (const link* p = &sentinel;; p = p->next) {
-      if (p->next == nullptr || p->next->prev != p) fail("a list's links disagree");
-      if (p->next == &sentinel) return n;
-      ++n;
-    }
-  };
-  const bool any = !wheel_empty();
-  if (any && behind(lower_bound_)) fail("the lower bound of the next event is behind now");
-  if (!layout::wraps && !detail::list_empty(expired_) && lower_bound_ != now_)
-    fail("timers are queued but an advance could skip them");
-  std::size_t held = 0;
-  std::uint64_t levels_seen = 0;
-  std::uint64_t spares_seen = 0;
-  for (unsigned level = 0; level < layout::count; ++level) {
-    for (const bool active : {true, false}) {
-      const std::size_t first = active ? base(level) : spare_base(level);
-      if (first != layout::bank_base[level] &&
-          first != layout::bank_base[level] + layout::bank_slots[level])
-        fail("a bank starts off its level");
-      // A spare bank holds the block of the next slot of the level above.
-      const bool spare_in_use =
-          !active && level + 1 < layout::count && next_slot(level + 1) != no_slot;
-      const tick_type block = spare_in_use ? next_start(level + 1) : tick_type{};
-      std::uint64_t summary = 0;
-      for (std::size_t word = first / 64; word < first / 64 + layout::words[level]; ++word) {
-        for (unsigned b = 0; b < 64; ++b) {
-          const std::size_t index = word * 64 + b;
-          const link& sentinel = held_in(index);
-          if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
-            fail("a diverted slot's own list holds timers");
-          const std::size_t n = check_links(sentinel);
-          const bool marked = (occupied_[word] >> b & 1) != 0;
-          if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
-          if (n != 0 && index - first > layout::slot_mask[level])
-            fail("a timer sits in a slot beyond its level");
-          if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
-          for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
-            const tick_type d = deadline_of(*p);
-            if (behind(d)) fail("a waiting timer's deadline is behind now");
-            if (active) {
-              if (level_of(d) != level) fail("a timer sits at the wrong level");
-              if (slot_index(level, slot_of(d, level)) != index)
-                fail("a timer sits in the wrong slot");
-              const tick_type event = event_of(d, level);
-              if (distance(event) < distance(lower_bound_))
-                fail("the lower bound is after a slot's start");
-            } else {
-              if (event_of(d, level + 1) != block)
-                fail("a spare bank holds a timer outside its block");
-              if (first + slot_of(d, level) != index) fail("a timer sits in the wrong spare slot");
-              if (distance(block) < distance(lower_bound_))
-                fail("the lower bound is after a spare bank's block");
-            }
-          }
-          held += n;
-        }
-        if (occupied_[word] != 0) summary |= std::uint64_t{1} << layout::word_in_bank[word];
-      }
-      if (!layout::single_word && summary != summary_[layout::bank_of_word[first / 64]])
-        fail("a bank's summary disagrees with its words");
-      if (summary != 0) (active ? levels_seen : spares_seen) |= std::uint64_t{1} << level;
-    }
-  }
-  if (levels_seen != level_mask_) fail("the mask of non-empty levels disagrees");
-  if (spares_seen != staged_mask_) fail("the mask of spare banks in use disagrees");
-  for (unsigned level = 0; level < layout::count; ++level) {
-    const bool diverted = (diverting_ >> level & 1) != 0;
-    if (diverted != (divert_[level] != nullptr)) fail("the mask of diverted slots disagrees");
-    if (!diverted && check_links(leftover_[level]) != 0)
-      fail("timers are left of a slot that is not diverted");
-    if (!diverted) continue;
-    if (level == 0 || divert_[level] != slots_.data() + next_slot(level))
-      fail("a diverted slot is not its level's next slot");
-    if (any && distance(next_start(level)) < distance(lower_bound_))
-      fail("the lower bound is after a diverted slot's start");
-  }
-  const std::size_t far = check_links(far_);
-  if (far != 0 && !layout::has_far) fail("a far list in a configuration that covers its ticks");
-  for (const link* p = far_.next; p != &far_; p = p->next) {
-    const tick_type d = deadline_of(*p);
-    if (behind(d)) fail("a far timer's deadline is behind now");
-    if (level_of(d) != layout::count) fail("a far timer belongs in the levels");
-    if (distance(d) < distance(far_lower_bound_)) fail("the far lower bound is after a far timer");
-    const tick_type event = event_of(d, layout::count);
-    if (distance(event) < distance(lower_bound_))
-      fail("the lower bound is after a far block's start");
-  }
-  held += far + check_links(expired_);
-  if (batch_ != nullptr) held += check_links(*batch_);
-  if (layout::counted && held != size_) fail("size disagrees with the timers held");
-  if (empty() != (held == 0)) fail("empty() disagrees with the timers held");
-}
-
 }  // namespace timerwheel
+
+#include "detail/wheel_check.hpp"  // IWYU pragma: keep (wheel::check_invariants)

@@ -2,6 +2,8 @@
 // slot of the wheel, of its far list and of its queue of expired timers.
 #pragma once
 
+#include <cstddef>
+
 namespace timerwheel::detail {
 
 // A node's links, or a list's sentinel. A node is linked exactly when `next`
@@ -62,6 +64,20 @@ inline void list_splice_back(link& to, link& from) noexcept {
   last->next = &to;
   to.prev = last;
   list_init(from);
+}
+
+// What list_length returns for a list whose links disagree.
+inline constexpr std::size_t list_broken = ~std::size_t{0};
+
+// The number of nodes of a list, checking every link on the way: a node's
+// next must point back at it. list_broken where one does not. O(n).
+inline std::size_t list_length(const link& sentinel) noexcept {
+  std::size_t n = 0;
+  for (const link* p = &sentinel;; p = p->next) {
+    if (p->next == nullptr || p->next->prev != p) return list_broken;
+    if (p->next == &sentinel) return n;
+    ++n;
+  }
 }
 
 }  // namespace timerwheel::detail

@@ -66,25 +66,4 @@ struct ticks {
   }
 };
 
-// Sets a structure's "running" flag for the length of an advance or an
-// expire_all, and refuses to start one from inside a callback, where it
-// would fire timers out of order.
-class reentry_guard {
- public:
-  explicit reentry_guard(bool& running) : running_(running) {
-    if (running) refuse();
-    running = true;
-  }
-
-  [[noreturn]] static void refuse() {
-    throw std::logic_error("timerwheel: advance or expire_all called from a callback");
-  }
-  reentry_guard(const reentry_guard&) = delete;
-  reentry_guard& operator=(const reentry_guard&) = delete;
-  ~reentry_guard() { running_ = false; }
-
- private:
-  bool& running_;
-};
-
 }  // namespace timerwheel::detail

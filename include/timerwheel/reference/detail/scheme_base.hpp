@@ -5,8 +5,8 @@
 // which gives it the whole public face of `wheel`: deadline clamping and the
 // nearest-instant rule of wrapping ticks, schedule_in_range's choice, the pull
 // form's queue and take_expired, the advance driver (both forms) with its
-// re-entrancy guard, expire_all's gather-then-fire with restore on exception,
-// size accounting, for_each_pending and the shared part of check_invariants.
+// re-entrancy guard and expire_all (through detail/expiry_shell.hpp, which the
+// wheel shares), size accounting, for_each_pending and the shared part of check_invariants.
 //
 // The scheme keeps the timers that are neither queued by the pull form nor in
 // expire_all's batch ("held" timers) and provides, privately (befriending the
@@ -66,6 +66,8 @@
 #include <string>
 #include <type_traits>
 
+#include "../../concepts.hpp"
+#include "../../detail/expiry_shell.hpp"
 #include "../../detail/link.hpp"
 #include "../../detail/list_sort.hpp"
 #include "../../detail/ticks.hpp"
@@ -91,6 +93,7 @@ class scheme_base {
   using traits = tick_traits<Tick>;
   using access = hook_access;
   using state = hook_state;
+  using shell_type = timerwheel::detail::expiry_shell<basic_hook<Tick>, hook_access>;
 
  public:
   using tick_type = Tick;
@@ -104,7 +107,7 @@ class scheme_base {
 
   // Pending timers, those expired and not yet taken included. O(1).
   std::size_t size() const noexcept { return size_; }
-  bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
 
   // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
   // deadline before now is taken as now: the timer is due and fires at the
@@ -159,11 +162,12 @@ class scheme_base {
   // std::logic_error when called from a callback, and whatever `on_expired`
   // throws (the timers not yet fired stay pending; now() is the deadline of
   // the last one fired).
-  template <class F>
+  template <expiry_callback<basic_hook<Tick>> F>
   std::size_t advance(tick_type to, F&& on_expired) {
     check_target(to);
-    const timerwheel::detail::reentry_guard scope(running_);
-    std::size_t fired = drain(queue_, on_expired);
+    const timerwheel::detail::reentry_guard scope = shell_.enter();
+    auto leave = leaving();
+    std::size_t fired = shell_.fire_queued(leave, on_expired);
     while (hook_type* timer = self().pop_due(to)) {
       now_ = timer->deadline();
       access::set_state(*timer, state::idle);
@@ -180,12 +184,12 @@ class scheme_base {
   // queued. Same costs and errors as the callback form.
   std::size_t advance(tick_type to) {
     check_target(to);
-    const timerwheel::detail::reentry_guard scope(running_);
+    const timerwheel::detail::reentry_guard scope = shell_.enter();
     std::size_t queued = 0;
     while (hook_type* timer = self().pop_due(to)) {
       now_ = timer->deadline();
       access::set_state(*timer, state::listed);
-      timerwheel::detail::list_push_back(queue_, access::links(*timer));
+      shell_.enqueue(*timer);
       ++queued;
     }
     now_ = to;
@@ -194,28 +198,26 @@ class scheme_base {
 
   // The next expired timer queued by the pull form, taken out, in order;
   // nullptr when none is queued. O(1).
-  hook_type* take_expired() noexcept {
-    if (timerwheel::detail::list_empty(queue_)) return nullptr;
-    link& node = *queue_.next;
-    timerwheel::detail::list_unlink(node);
-    hook_type& timer = hook_of(node);
-    access::set_state(timer, state::idle);
+  [[nodiscard]] hook_type* take_expired() noexcept {
+    hook_type* const timer = shell_.dequeue();
+    if (timer == nullptr) return nullptr;
+    access::set_state(*timer, state::idle);
     --size_;
-    return &timer;
+    return timer;
   }
 
   // The exact earliest deadline (ticks) of a pending timer: the first queued
   // one while the pull form's queue is not empty; none when empty. Cost: the
   // scheme's search for its earliest timer.
   std::optional<tick_type> next_deadline() const noexcept {
-    if (!timerwheel::detail::list_empty(queue_)) return deadline_of(*queue_.next);
+    if (shell_.queued()) return shell_.template first_queued<tick_type>();
     return earliest_pending();
   }
 
   // How long (ticks) a poller may sleep: 0 when a timer is due or queued,
   // the largest tick value when nothing is pending. Cost of next_deadline().
   tick_type time_until_next() const noexcept {
-    if (!timerwheel::detail::list_empty(queue_)) return 0;
+    if (shell_.queued()) return 0;
     const std::optional<tick_type> next = earliest_pending();
     return next ? distance(*next) : std::numeric_limits<tick_type>::max();
   }
@@ -226,57 +228,50 @@ class scheme_base {
   // sorted). Throws std::logic_error when called from a callback, and
   // whatever `on_expired` throws (the timers not yet fired stay pending, in
   // their old scheduling order).
-  template <class F>
+  template <expiry_callback<basic_hook<Tick>> F>
   std::size_t expire_all(F&& on_expired) {
-    const timerwheel::detail::reentry_guard scope(running_);
-    link batch;
-    timerwheel::detail::list_init(batch);
-    const batch_scope restore(*this, batch);
-    const std::size_t fired = drain(queue_, on_expired);
-    return fired + drain(batch, on_expired);
+    return shell_.expire_all(
+        [this](link& batch) {
+          self().gather(batch);
+          for (link* n = batch.next; n != &batch; n = n->next)
+            access::set_state(hook_of(*n), state::listed);
+        },
+        [this](link& batch) { put_back(batch); }, leaving(), on_expired);
   }
 
   // Drops every pending timer; each hook becomes idle. O(n), plus the
   // scheme's table.
   void clear() noexcept {
     self().drop_all();
-    unlink_all(queue_);
-    if (batch_ != nullptr) unlink_all(*batch_);
+    shell_.drop_all([](hook_type& timer) { access::set_state(timer, state::idle); });
     size_ = 0;
   }
 
   // Calls f(const hook_type&) for every pending timer, in no promised order.
   // f may not schedule or cancel. O(n), plus the scheme's table.
-  template <class F>
+  template <pending_visitor<basic_hook<Tick>> F>
   void for_each_pending(F&& f) const {
     self().visit_held(f);
-    visit(queue_, f);
-    if (batch_ != nullptr) visit(*batch_, f);
+    shell_.visit(f);
   }
 
   // Checks the scheme's structure and the shared accounting against a plain
   // recomputation; throws std::logic_error naming the first invariant broken.
   void check_invariants() const {
     std::size_t counted = self().check_scheme();
-    for (const link* p = queue_.next; p != &queue_; p = p->next) {
-      const hook_type& timer = hook_of(*p);
-      // (Its deadline may lie anywhere: with wrapping ticks a timer queued
-      // long ago reads as ahead.)
-      if (access::state(timer) != state::listed) fail("a queued timer is not marked queued");
-    }
-    counted += check_links(queue_);
-    if (batch_ != nullptr) {
-      for (const link* p = batch_->next; p != batch_; p = p->next)
-        if (access::state(hook_of(*p)) != state::listed) fail("a batched timer is not marked so");
-      counted += check_links(*batch_);
-    }
+    // (A queued timer's deadline may lie anywhere: with wrapping ticks one
+    // queued long ago reads as ahead.)
+    counted += shell_.check(
+        [](const hook_type& timer) {
+          if (access::state(timer) != state::listed)
+            fail("a timer queued or in expire_all's batch is not marked so");
+        },
+        fail);
     if (counted != size_) fail("size disagrees with the timers held");
   }
 
  protected:
-  explicit scheme_base(tick_type now) noexcept : now_(now) {
-    timerwheel::detail::list_init(queue_);
-  }
+  explicit scheme_base(tick_type now) noexcept : now_(now) {}
   ~scheme_base() = default;
 
   // A scheme that takes every deadline keeps this admit().
@@ -330,18 +325,13 @@ class scheme_base {
 
   // Unlinks every timer of a list, making each hook idle; the list becomes empty.
   static void unlink_all(link& sentinel) noexcept {
-    for (link* n = sentinel.next; n != &sentinel;) {
-      link* const next = n->next;
-      n->next = n->prev = nullptr;
-      access::set_state(hook_of(*n), state::idle);
-      n = next;
-    }
-    timerwheel::detail::list_init(sentinel);
+    constexpr auto idle = [](hook_type& timer) { access::set_state(timer, state::idle); };
+    shell_type::unlink_all(sentinel, idle);
   }
 
   template <class F>
   static void visit(const link& sentinel, F& f) {
-    for (const link* n = sentinel.next; n != &sentinel; n = n->next) f(hook_of(*n));
+    shell_type::visit_list(sentinel, f);
   }
 
   // --- checking ---
@@ -353,12 +343,9 @@ class scheme_base {
 
   // Checks a list's links; returns how many nodes it holds.
   static std::size_t check_links(const link& sentinel) {
-    std::size_t n = 0;
-    for (const link* p = &sentinel;; p = p->next) {
-      if (p->next == nullptr || p->next->prev != p) fail("a list's links disagree");
-      if (p->next == &sentinel) return n;
-      ++n;
-    }
+    const std::size_t n = timerwheel::detail::list_length(sentinel);
+    if (n == timerwheel::detail::list_broken) fail("a list's links disagree");
+    return n;
   }
 
   // Checks what every held timer satisfies.
@@ -396,39 +383,15 @@ class scheme_base {
   // batch (in order, so its front is its earliest).
   std::optional<tick_type> earliest_pending() const noexcept {
     std::optional<tick_type> next = self().earliest();
-    if (batch_ != nullptr && !timerwheel::detail::list_empty(*batch_)) {
-      const tick_type first = deadline_of(*batch_->next);
-      if (!next || distance(first) < distance(*next)) next = first;
-    }
+    if (const std::optional<tick_type> first = shell_.template first_in_batch<tick_type>())
+      if (!next || distance(*first) < distance(*next)) next = first;
     return next;
   }
-
-  // expire_all's batch: takes every held timer in order, and puts back
-  // whatever a throwing callback left unfired.
-  class batch_scope {
-   public:
-    batch_scope(scheme_base& s, link& batch) noexcept : scheme_(s), batch_(batch) {
-      s.self().gather(batch);
-      for (link* n = batch.next; n != &batch; n = n->next)
-        access::set_state(hook_of(*n), state::listed);
-      s.batch_ = &batch;
-    }
-    batch_scope(const batch_scope&) = delete;
-    batch_scope& operator=(const batch_scope&) = delete;
-    ~batch_scope() {
-      scheme_.batch_ = nullptr;
-      scheme_.restore(batch_);
-    }
-
-   private:
-    scheme_base& scheme_;
-    link& batch_;
-  };
 
   // Puts back the timers a throwing callback left in `batch`. They are older
   // than every timer held since (those were scheduled during expire_all), so
   // they go back newest first, each older than all held.
-  void restore(link& batch) noexcept {
+  void put_back(link& batch) noexcept {
     timerwheel::detail::list_sort(batch, [](const link& a, const link& b) {
       return sequence_of(hook_of(a)) < sequence_of(hook_of(b));
     });
@@ -449,20 +412,12 @@ class scheme_base {
       timerwheel::detail::list_unlink(access::links(timer));
   }
 
-  // Hands every timer of `list` to `on_expired`, front first.
-  template <class F>
-  std::size_t drain(link& list, F& on_expired) {
-    std::size_t fired = 0;
-    while (!timerwheel::detail::list_empty(list)) {
-      link& node = *list.next;
-      timerwheel::detail::list_unlink(node);
-      hook_type& timer = hook_of(node);
+  // What a timer leaving the scheme to fire changes: its state and the count.
+  auto leaving() noexcept {
+    return [this](hook_type& timer) noexcept {
       access::set_state(timer, state::idle);
       --size_;
-      ++fired;
-      on_expired(timer);
-    }
-    return fired;
+    };
   }
 
   void check_target(tick_type to) const {
@@ -471,9 +426,7 @@ class scheme_base {
 
   std::size_t size_ = 0;
   std::uint64_t next_sequence_ = 0;
-  link queue_;             // the pull form's queue, in firing order
-  link* batch_ = nullptr;  // expire_all's batch while it runs
-  bool running_ = false;   // inside advance or expire_all
+  shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
 };
 
 }  // namespace timerwheel::reference::detail

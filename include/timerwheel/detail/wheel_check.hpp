@@ -1,0 +1,111 @@
+// wheel::check_invariants(): every invariant of the wheel (docs/design.md,
+// "Invariants") checked against a plain recomputation from the timers it
+// holds. Tests and the fuzzer call it after every step. Included at the end
+// of wheel.hpp; not a header of its own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace timerwheel {
+
+template <class Config>
+void wheel<Config>::check_invariants() const {
+  const auto fail = [](const char* what) {
+    throw std::logic_error(std::string("timerwheel: invariant broken: ") + what);
+  };
+  const auto check_links = [&](const link& sentinel) {
+    const std::size_t n = detail::list_length(sentinel);
+    if (n == detail::list_broken) fail("a list's links disagree");
+    return n;
+  };
+  const bool any = !wheel_empty();
+  if (any && behind(lower_bound_)) fail("the lower bound of the next event is behind now");
+  if (!layout::wraps && shell_.queued() && lower_bound_ != now_)
+    fail("timers are queued but an advance could skip them");
+  std::size_t held = 0;
+  std::uint64_t levels_seen = 0;
+  std::uint64_t spares_seen = 0;
+  for (unsigned level = 0; level < layout::count; ++level) {
+    for (const bool active : {true, false}) {
+      const std::size_t first = active ? base(level) : spare_base(level);
+      if (first != layout::bank_base[level] &&
+          first != layout::bank_base[level] + layout::bank_slots[level])
+        fail("a bank starts off its level");
+      // A spare bank holds the block of the next slot of the level above.
+      const bool spare_in_use =
+          !active && level + 1 < layout::count && next_slot(level + 1) != no_slot;
+      const tick_type block = spare_in_use ? next_start(level + 1) : tick_type{};
+      std::uint64_t summary = 0;
+      for (std::size_t word = first / 64; word < first / 64 + layout::words[level]; ++word) {
+        for (unsigned b = 0; b < 64; ++b) {
+          const std::size_t index = word * 64 + b;
+          const link& sentinel = held_in(index);
+          if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
+            fail("a diverted slot's own list holds timers");
+          const std::size_t n = check_links(sentinel);
+          const bool marked = occupied_.test(index);
+          if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
+          if (n != 0 && index - first > layout::slot_mask[level])
+            fail("a timer sits in a slot beyond its level");
+          if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
+          for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
+            const tick_type d = deadline_of(*p);
+            if (behind(d)) fail("a waiting timer's deadline is behind now");
+            if (active) {
+              if (level_of(d) != level) fail("a timer sits at the wrong level");
+              if (slot_index(level, slot_of(d, level)) != index)
+                fail("a timer sits in the wrong slot");
+              const tick_type event = event_of(d, level);
+              if (distance(event) < distance(lower_bound_))
+                fail("the lower bound is after a slot's start");
+            } else {
+              if (event_of(d, level + 1) != block)
+                fail("a spare bank holds a timer outside its block");
+              if (first + slot_of(d, level) != index) fail("a timer sits in the wrong spare slot");
+              if (distance(block) < distance(lower_bound_))
+                fail("the lower bound is after a spare bank's block");
+            }
+          }
+          held += n;
+        }
+        if (occupied_.word(word) != 0) summary |= std::uint64_t{1} << layout::word_in_bank[word];
+      }
+      if (!layout::single_word && summary != occupied_.summary(layout::bank_of_word[first / 64]))
+        fail("a bank's summary disagrees with its words");
+      if (summary != 0) (active ? levels_seen : spares_seen) |= std::uint64_t{1} << level;
+    }
+  }
+  if (levels_seen != active_levels_) fail("the mask of non-empty levels disagrees");
+  if (spares_seen != spare_levels_) fail("the mask of spare banks in use disagrees");
+  for (unsigned level = 0; level < layout::count; ++level) {
+    const bool diverted = (diverted_.levels() >> level & 1) != 0;
+    if (diverted != (diverted_.slot(level) != nullptr))
+      fail("the mask of diverted slots disagrees");
+    if (!diverted && check_links(diverted_.waiting(level)) != 0)
+      fail("timers are left of a slot that is not diverted");
+    if (!diverted) continue;
+    if (level == 0 || diverted_.slot(level) != slots_.data() + next_slot(level))
+      fail("a diverted slot is not its level's next slot");
+    if (any && distance(next_start(level)) < distance(lower_bound_))
+      fail("the lower bound is after a diverted slot's start");
+  }
+  const std::size_t far = check_links(far_);
+  if (far != 0 && !layout::has_far) fail("a far list in a configuration that covers its ticks");
+  for (const link* p = far_.next; p != &far_; p = p->next) {
+    const tick_type d = deadline_of(*p);
+    if (behind(d)) fail("a far timer's deadline is behind now");
+    if (level_of(d) != layout::count) fail("a far timer belongs in the levels");
+    if (distance(d) < distance(far_lower_bound_)) fail("the far lower bound is after a far timer");
+    const tick_type event = event_of(d, layout::count);
+    if (distance(event) < distance(lower_bound_))
+      fail("the lower bound is after a far block's start");
+  }
+  held += far + shell_.check([](const hook_type&) {}, fail);
+  if (layout::counted && held != size_) fail("size disagrees with the timers held");
+  if (empty() != (held == 0)) fail("empty() disagrees with the timers held");
+}
+
+}  // namespace timerwheel
