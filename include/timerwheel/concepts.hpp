@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <optional>
 
-namespace timerwheel {
+#include "detail/abi.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI {
 
 // A callback of an advance or expire_all: called with each expired timer's
 // hook, in firing order. What it returns is ignored.
@@ -65,4 +67,4 @@ concept timer_structure = std::unsigned_integral<typename S::tick_type> &&
   cs.check_invariants();
 };
 
-}  // namespace timerwheel
+}  // namespace timerwheel::inline TIMERWHEEL_ABI

@@ -6,7 +6,9 @@
 #include <limits>
 #include <type_traits>
 
-namespace timerwheel {
+#include "detail/abi.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI {
 
 // `levels<Tick, Bits...>`: a wheel over ticks of type `Tick` (an unsigned
 // integer) whose level k has 2^Bits[k] slots, lowest (finest) level first.
@@ -43,4 +45,4 @@ struct counted : Config {
 // 64-bit ticks in eleven levels of 64 slots: 66 bits, so no far list.
 using default_config = levels<std::uint64_t, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6>;
 
-}  // namespace timerwheel
+}  // namespace timerwheel::inline TIMERWHEEL_ABI

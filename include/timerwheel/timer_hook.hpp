@@ -8,10 +8,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "detail/abi.hpp"
 #include "detail/link.hpp"
 #include "detail/misuse.hpp"
 
-namespace timerwheel {
+namespace timerwheel::inline TIMERWHEEL_ABI {
 
 namespace detail {
 struct hook_access;
@@ -23,8 +24,9 @@ struct hook_access;
 // A pending hook is linked into a structure by address: it may not be copied,
 // moved, assigned to or destroyed until it fires or is cancelled. Debug builds
 // (NDEBUG not defined, or TIMERWHEEL_CHECKED=1) catch each of these with a
-// message and abort. An idle hook may be copied; the copy is idle. Every
-// translation unit of a program must agree on TIMERWHEEL_CHECKED.
+// message and abort. An idle hook may be copied; the copy is idle. Checked
+// and unchecked hooks are different types (detail/abi.hpp), so translation
+// units built with and without NDEBUG may share a program.
 template <class Tick>
 class basic_timer_hook : private detail::link {
  public:
@@ -221,4 +223,4 @@ const detail::owner_t<Member>& owner_of(const detail::handed_hook_t<Member>& hoo
   return owner_of<Member>(const_cast<detail::handed_hook_t<Member>&>(hook));
 }
 
-}  // namespace timerwheel
+}  // namespace timerwheel::inline TIMERWHEEL_ABI

@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "concepts.hpp"
+#include "detail/abi.hpp"
 #include "levels.hpp"
 #include "wheel.hpp"
 
-namespace timerwheel {
+namespace timerwheel::inline TIMERWHEEL_ABI {
 
 // Names one timer of a timer_queue. An id goes stale when its timer fires or
 // is cancelled; a stale id is refused, never mistaken for a later timer that
@@ -471,4 +472,4 @@ class timer_queue {
   wheel<Config> wheel_;
 };
 
-}  // namespace timerwheel
+}  // namespace timerwheel::inline TIMERWHEEL_ABI

@@ -79,6 +79,7 @@
 #include <utility>
 
 #include "concepts.hpp"
+#include "detail/abi.hpp"
 #include "detail/expiry_shell.hpp"
 #include "detail/layout.hpp"
 #include "detail/link.hpp"
@@ -89,7 +90,7 @@
 #include "levels.hpp"
 #include "timer_hook.hpp"
 
-namespace timerwheel {
+namespace timerwheel::inline TIMERWHEEL_ABI {
 
 // `wheel<Config>`: an intrusive timer structure over `basic_timer_hook`s.
 // Times are absolute ticks of `tick_type`. Neither copyable nor movable (its
@@ -954,6 +955,6 @@ class wheel {
   shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
 };
 
-}  // namespace timerwheel
+}  // namespace timerwheel::inline TIMERWHEEL_ABI
 
 #include "detail/wheel_check.hpp"  // IWYU pragma: keep (wheel::check_invariants)

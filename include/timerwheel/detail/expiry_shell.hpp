@@ -10,9 +10,10 @@
 #include <optional>
 #include <stdexcept>
 
+#include "abi.hpp"
 #include "link.hpp"
 
-namespace timerwheel::detail {
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 // Sets a structure's "running" flag for the length of an advance or an
 // expire_all, and refuses to start one from inside a callback, where it
@@ -188,4 +189,4 @@ class expiry_shell {
   bool running_ = false;   // inside advance or expire_all
 };
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

@@ -8,9 +8,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "abi.hpp"
 #include "ticks.hpp"
 
-namespace timerwheel::detail {
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 template <class Config>
 struct layout {
@@ -262,4 +263,4 @@ struct layout {
   }();
 };
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

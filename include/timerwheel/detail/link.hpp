@@ -4,7 +4,9 @@
 
 #include <cstddef>
 
-namespace timerwheel::detail {
+#include "abi.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 // A node's links, or a list's sentinel. A node is linked exactly when `next`
 // is not null; a sentinel of an empty list points at itself.
@@ -80,4 +82,4 @@ inline std::size_t list_length(const link& sentinel) noexcept {
   }
 }
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

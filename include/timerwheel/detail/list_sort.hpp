@@ -6,9 +6,10 @@
 
 #include <cstddef>
 
+#include "abi.hpp"
 #include "link.hpp"
 
-namespace timerwheel::detail {
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 // Merges two null-terminated chains linked through `next`; on ties the node
 // of `a` comes first, which keeps the sort stable.
@@ -62,4 +63,4 @@ void list_sort(link& sentinel, const Less& less) noexcept {
   sentinel.prev = prev;
 }
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

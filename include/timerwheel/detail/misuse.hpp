@@ -5,15 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#if !defined(TIMERWHEEL_CHECKED)
-#if defined(NDEBUG)
-#define TIMERWHEEL_CHECKED 0
-#else
-#define TIMERWHEEL_CHECKED 1
-#endif
-#endif
+#include "abi.hpp"
 
-namespace timerwheel::detail {
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 [[noreturn]] inline void misuse(const char* what) noexcept {
   std::fprintf(stderr, "timerwheel: misuse: %s\n", what);
@@ -21,4 +15,4 @@ namespace timerwheel::detail {
   std::abort();
 }
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace timerwheel::detail {
+#include "abi.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 // `Layout` is a detail::layout<Config>: slots are named by their flat index,
 // and the banks of every level start on a word (levels.hpp, layout.hpp).
@@ -101,4 +103,4 @@ class occupancy {
   std::array<std::uint64_t, 2 * Layout::count> summary_{};  // per bank
 };
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

@@ -15,9 +15,10 @@
 #include <bit>
 #include <cstdint>
 
+#include "abi.hpp"
 #include "link.hpp"
 
-namespace timerwheel::detail {
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 // `Layout` is a detail::layout<Config>.
 template <class Layout>
@@ -97,4 +98,4 @@ class diversions {
   std::uint64_t levels_ = 0;
 };
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

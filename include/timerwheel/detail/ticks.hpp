@@ -7,7 +7,9 @@
 #include <stdexcept>
 #include <type_traits>
 
-namespace timerwheel::detail {
+#include "abi.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
 template <class Tick>
 struct ticks {
@@ -66,4 +68,4 @@ struct ticks {
   }
 };
 
-}  // namespace timerwheel::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

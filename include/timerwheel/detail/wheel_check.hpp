@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace timerwheel {
+#include "abi.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI {
 
 template <class Config>
 void wheel<Config>::check_invariants() const {
@@ -108,4 +110,4 @@ void wheel<Config>::check_invariants() const {
   if (empty() != (held == 0)) fail("empty() disagrees with the timers held");
 }
 
-}  // namespace timerwheel
+}  // namespace timerwheel::inline TIMERWHEEL_ABI

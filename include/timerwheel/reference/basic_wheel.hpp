@@ -35,10 +35,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 namespace detail {
 // 2^16 ticks, or as far ahead as a wrapping tick type reaches.
@@ -169,4 +170,4 @@ class basic_wheel : public detail::scheme_base<basic_wheel<Tick, MaxInterval>, T
   std::size_t held_ = 0;
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

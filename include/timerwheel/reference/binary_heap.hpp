@@ -24,9 +24,10 @@
 #include <optional>
 #include <vector>
 
+#include "../detail/abi.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 template <class Tick = std::uint64_t>
 class binary_heap : public detail::scheme_base<binary_heap<Tick>, Tick, false> {
@@ -160,4 +161,4 @@ class binary_heap : public detail::scheme_base<binary_heap<Tick>, Tick, false> {
   std::vector<hook_type*> heap_;
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

@@ -29,10 +29,11 @@
 #include <cstdint>
 #include <optional>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 template <class Tick = std::uint64_t, std::size_t TableSize = 256>
 class hashed_wheel_sorted
@@ -145,4 +146,4 @@ class hashed_wheel_sorted
   std::size_t held_ = 0;
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

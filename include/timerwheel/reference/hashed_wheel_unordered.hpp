@@ -30,10 +30,11 @@
 #include <cstdint>
 #include <optional>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 template <class Tick = std::uint64_t, std::size_t TableSize = 256>
 class hashed_wheel_unordered
@@ -171,4 +172,4 @@ class hashed_wheel_unordered
   std::size_t held_ = 0;
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

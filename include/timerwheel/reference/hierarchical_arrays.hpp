@@ -57,10 +57,11 @@
 #include <limits>
 #include <optional>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 // The slots of each array, finest first: radices<60, 60, 24, 100> is the
 // paper's seconds, minutes, hours and days.
@@ -356,4 +357,4 @@ class hierarchical_arrays
   clock_type clock_;  // now, unwrapped: every timer is placed relative to it
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

@@ -12,10 +12,11 @@
 
 #include <cstdint>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "../detail/misuse.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 namespace detail {
 struct hook_access;
@@ -136,4 +137,4 @@ struct hook_access {
 };
 
 }  // namespace detail
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

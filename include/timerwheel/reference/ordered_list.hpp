@@ -19,10 +19,11 @@
 #include <cstdint>
 #include <optional>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 template <class Tick = std::uint64_t>
 class ordered_list : public detail::scheme_base<ordered_list<Tick>, Tick, true> {
@@ -85,4 +86,4 @@ class ordered_list : public detail::scheme_base<ordered_list<Tick>, Tick, true> 
   link timers_;  // in firing order
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

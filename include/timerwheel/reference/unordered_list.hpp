@@ -25,10 +25,11 @@
 #include <cstdint>
 #include <optional>
 
+#include "../detail/abi.hpp"
 #include "../detail/link.hpp"
 #include "detail/scheme_base.hpp"
 
-namespace timerwheel::reference {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference {
 
 template <class Tick = std::uint64_t>
 class unordered_list : public detail::scheme_base<unordered_list<Tick>, Tick, true> {
@@ -148,4 +149,4 @@ class unordered_list : public detail::scheme_base<unordered_list<Tick>, Tick, tr
   link due_;     // gathered by the bookkeeping, in firing order
 };
 
-}  // namespace timerwheel::reference
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference

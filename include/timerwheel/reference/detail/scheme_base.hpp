@@ -67,13 +67,14 @@
 #include <type_traits>
 
 #include "../../concepts.hpp"
+#include "../../detail/abi.hpp"
 #include "../../detail/expiry_shell.hpp"
 #include "../../detail/link.hpp"
 #include "../../detail/list_sort.hpp"
 #include "../../detail/ticks.hpp"
 #include "../hook.hpp"
 
-namespace timerwheel::reference::detail {
+namespace timerwheel::inline TIMERWHEEL_ABI::reference::detail {
 
 using timerwheel::detail::link;
 
@@ -429,4 +430,4 @@ class scheme_base {
   shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
 };
 
-}  // namespace timerwheel::reference::detail
+}  // namespace timerwheel::inline TIMERWHEEL_ABI::reference::detail
