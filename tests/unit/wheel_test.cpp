@@ -1,5 +1,6 @@
 // Unit tests of timerwheel::wheel: every member, every error, and the order
 // and re-entrancy guarantees of the contract in DESIGN.md.
+#include <timerwheel/concepts.hpp>
 #include <timerwheel/wheel.hpp>
 
 #include <algorithm>
@@ -35,6 +36,34 @@ static_assert(std::is_copy_constructible_v<tw::timer_hook>);
 static_assert(!std::is_convertible_v<std::uint64_t, tw::wheel<>>);
 static_assert(
     std::is_nothrow_invocable_v<decltype(&tw::wheel<>::cancel), tw::wheel<>&, tw::timer_hook&>);
+static_assert(tw::timer_structure<tw::wheel<>>);
+
+// A callback of the wrong shape is refused at the call, by the member's
+// constraint (an unconstrained template would accept the call and fail
+// deep inside its body).
+template <class S, class F>
+concept advance_takes = requires(S& s, F f) {
+  s.advance(typename S::tick_type{1}, f);
+};
+template <class S, class F>
+concept expire_all_takes = requires(S& s, F f) {
+  s.expire_all(f);
+};
+template <class S, class F>
+concept for_each_pending_takes = requires(const S& s, F f) {
+  s.for_each_pending(f);
+};
+struct wrong_callback {
+  void operator()(int) const {}
+};
+struct mutating_visitor {
+  void operator()(tw::timer_hook&) const {}
+};
+static_assert(advance_takes<tw::wheel<>, void (*)(tw::timer_hook&)>);
+static_assert(!advance_takes<tw::wheel<>, wrong_callback>);
+static_assert(!expire_all_takes<tw::wheel<>, wrong_callback>);
+static_assert(!for_each_pending_takes<tw::wheel<>, wrong_callback>);
+static_assert(!for_each_pending_takes<tw::wheel<>, mutating_visitor>);
 
 using far_config = tw::levels<std::uint64_t, 8, 8>;
 using uneven_config = tw::levels<std::uint64_t, 4, 6, 8, 10>;
