@@ -64,6 +64,12 @@
 // O(L * spreading::most + timers fired + timers cascaded), whatever the ticks
 // elapsed, and O(1) for an advance to before a cached lower bound of the
 // next slot start; next_deadline O(L + timers in the earliest slots).
+//
+// This file is the algorithm: placement, advance, cascade, the spreading's
+// moves. Beside it, in detail/: the occupancy bitmap (occupancy.hpp), the
+// state of the diverted slots (spreading.hpp), the pull form's queue,
+// expire_all's batch and the refusal of re-entry, shared with the reference
+// schemes (expiry_shell.hpp), and check_invariants (wheel_check.hpp).
 #pragma once
 
 #include <algorithm>
