@@ -83,6 +83,16 @@ class Reentry : public ::testing::Test {
     ++calls;
   }
 
+  // Starts afresh: only two timers, at now + 10 and now + 20, and no
+  // callback run yet. Returns now.
+  tick_type rearm() {
+    timers.clear();
+    timers.schedule(hooks[0], static_cast<tick_type>(timers.now() + 10));
+    timers.schedule(hooks[1], static_cast<tick_type>(timers.now() + 20));
+    calls = 0;
+    return timers.now();
+  }
+
   void clean_up() {
     timers.clear();
     timers.check_invariants();
@@ -102,12 +112,8 @@ TYPED_TEST(Reentry, FromAdvance) {
   using tick = typename TestFixture::tick_type;
   for (const first what : every_first) {
     TypeParam& s = this->timers;
-    s.clear();
-    s.schedule(this->hooks[0], static_cast<tick>(s.now() + 10));
-    s.schedule(this->hooks[1], static_cast<tick>(s.now() + 20));
-    const tick start = s.now();
+    const tick start = this->rearm();
     const tick to = static_cast<tick>(start + 15);
-    this->calls = 0;
     s.advance(to, [&](typename TestFixture::hook_type&) {
       EXPECT_EQ(s.now(), static_cast<tick>(start + 10));
       this->misbehave(what);
@@ -123,11 +129,7 @@ TYPED_TEST(Reentry, FromExpireAll) {
   using tick = typename TestFixture::tick_type;
   for (const first what : every_first) {
     TypeParam& s = this->timers;
-    s.clear();
-    s.schedule(this->hooks[0], static_cast<tick>(s.now() + 10));
-    s.schedule(this->hooks[1], static_cast<tick>(s.now() + 20));
-    const tick start = s.now();
-    this->calls = 0;
+    const tick start = this->rearm();
     s.expire_all([&](typename TestFixture::hook_type&) { this->misbehave(what); });
     EXPECT_GE(this->calls, 1U);
     EXPECT_EQ(s.now(), start) << static_cast<int>(what);
@@ -143,11 +145,7 @@ TYPED_TEST(Reentry, FromAdvanceToNext) {
     using tick = typename TestFixture::tick_type;
     for (const first what : every_first) {
       TypeParam& s = this->timers;
-      s.clear();
-      s.schedule(this->hooks[0], static_cast<tick>(s.now() + 10));
-      s.schedule(this->hooks[1], static_cast<tick>(s.now() + 20));
-      const tick start = s.now();
-      this->calls = 0;
+      const tick start = this->rearm();
       EXPECT_EQ(s.advance_to_next([&](typename TestFixture::hook_type&) { this->misbehave(what); }),
                 1U);
       EXPECT_EQ(this->calls, 1U);
