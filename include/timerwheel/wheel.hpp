@@ -778,12 +778,16 @@ class wheel {
     if (pressed) block_fast_path();
   }
 
-  // The slot, marked occupied, where a timer of `deadline` in the next slot
-  // of `level` moves to: in the spare bank of the level below.
+  // The list, its slot marked occupied, where a timer of `deadline` in the
+  // next slot of `level` moves to: its slot in the spare bank of the level
+  // below; or, while that slot is itself diverted (the next slot of a level
+  // in its last slot), the timers waiting in it. Either way the timer goes
+  // in front: it is older than every timer there.
   link& spare_slot(unsigned level, tick_type deadline) noexcept {
     const std::size_t index = spare_base(level - 1) + slot_of(deadline, level - 1);
-    if (detail::list_empty(slots_[index])) mark_occupied(spare_levels_, level - 1, index);
-    return slots_[index];
+    link& list = diverted_.held_in(slots_[index], level - 1);
+    if (detail::list_empty(list)) mark_occupied(spare_levels_, level - 1, index);
+    return list;
   }
 
   // The detour of a new timer of `deadline` in the diverted next slot of

@@ -816,6 +816,41 @@ TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
 // Cancels empty a diverted slot, partly moved down: the wheel then holds only
 // what moved (and after that nothing), and a timer scheduled into the block
 // afterwards still goes past the slot.
+// A level in its last slot diverts its next slot, slot 0 of its own spare
+// bank, while the level above still moves timers into that bank: a timer
+// moved into the diverted slot joins the timers waiting in it, in front
+// (it is older than all of them), never the slot's own list. Levels of 2
+// bits make the two diversions meet within a few ticks; found by the
+// lockstep fuzzer on wrapping 32-bit ticks, and the same with 64-bit ones.
+template <class Tick>
+void moves_into_a_diverted_spare_slot() {
+  using wheel_type = tw::wheel<tw::levels<Tick, 2, 2, 2>>;
+  // now's low six bits are 31: level 1 in its last slot, level 2 in slot 1.
+  const Tick now = std::numeric_limits<Tick>::digits < 64 ? Tick{0xFFFFEE1F} : Tick{31};
+  std::vector<typename wheel_type::hook_type> hooks(6);
+  wheel_type w(now);
+  const Tick deadlines[] = {3, 1, 7, 1, 8, 0};  // after now; all but the last at level 2
+  for (std::size_t i = 0; i < hooks.size(); ++i)
+    w.schedule(hooks[i], static_cast<Tick>(now + deadlines[i]));
+  EXPECT_EQ(w.advance(now), 1U);  // diverts level 2's next slot and moves 4 of its 5
+  w.check_invariants();
+  EXPECT_EQ(w.advance(now), 0U);  // diverts level 1's next slot; level 2 moves its last
+  w.check_invariants();
+  EXPECT_EQ(w.take_expired(), &hooks[5]);
+  std::vector<std::size_t> order;
+  w.advance(static_cast<Tick>(now + 8), [&](typename wheel_type::hook_type& h) {
+    order.push_back(static_cast<std::size_t>(&h - hooks.data()));
+    w.check_invariants();
+  });
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 3, 0, 2, 4}));
+  w.check_invariants();
+}
+
+TEST(Wheel, MovesIntoADivertedSpareSlot) {
+  moves_into_a_diverted_spare_slot<std::uint64_t>();
+  moves_into_a_diverted_spare_slot<std::uint32_t>();
+}
+
 TEST(Wheel, CancelsEmptyingADivertedSlot) {
   rig r(128, 0);
   for (std::size_t i = 1; i <= 100; ++i) r.w.schedule(r[i], 100);  // level 1's next slot

@@ -65,6 +65,9 @@ class diversions {
   const link& held_in(const link& slot, unsigned level) const noexcept {
     return &slot == slot_[level] ? waiting_[level] : slot;
   }
+  link& held_in(link& slot, unsigned level) noexcept {
+    return &slot == slot_[level] ? waiting_[level] : slot;
+  }
 
   // The diverted slot whose waiting list is `list`; nullptr when `list` is
   // not one of them. O(1).
