@@ -1,6 +1,7 @@
 // timerwheel: the whole library.
 #pragma once
 
+#include "concepts.hpp"     // IWYU pragma: export
 #include "levels.hpp"       // IWYU pragma: export
 #include "timer_hook.hpp"   // IWYU pragma: export
 #include "timer_queue.hpp"  // IWYU pragma: export
