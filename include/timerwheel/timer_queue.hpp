@@ -282,7 +282,7 @@ class timer_queue {
       if (index_of(n) != i) throw std::logic_error("timerwheel: invariant broken: a node's index");
       if (generation(static_cast<std::uint32_t>(i)) == 0)
         throw std::logic_error("timerwheel: invariant broken: a generation of 0");
-      live += n.pending() ? 1 : 0;
+      if (n.pending()) ++live;
     }
     if (live != live_ || live != wheel_.size())
       throw std::logic_error("timerwheel: invariant broken: live nodes disagree with size");

@@ -384,6 +384,11 @@ class wheel {
     return layout::slot_at(t, level);
   }
 
+  // slot_of() where an unsigned is wanted: levels have at most 2^12 slots.
+  static unsigned slot_number(tick_type t, std::size_t level) noexcept {
+    return static_cast<unsigned>(slot_of(t, level));
+  }
+
   static constexpr std::uint64_t bit(unsigned n) noexcept { return std::uint64_t{1} << n; }
 
   // The flat index of a slot's sentinel.
@@ -460,7 +465,7 @@ class wheel {
 
   // The first tick of the slot at `level` (or for the far list, `count`:
   // of the top-level block) that holds `deadline`.
-  static tick_type event_of(tick_type deadline, unsigned level) noexcept {
+  static tick_type event_of(tick_type deadline, std::size_t level) noexcept {
     return static_cast<tick_type>(deadline & layout::event_mask[level]);
   }
 
@@ -553,7 +558,7 @@ class wheel {
     std::optional<tick_type> best;
     if (active_levels_ != 0) {
       const unsigned k = static_cast<unsigned>(std::countr_zero(active_levels_));
-      const unsigned s = first_occupied(base(k), slot_of(now_, k));
+      const unsigned s = first_occupied(base(k), slot_number(now_, k));
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
       best = earliest_in(held_in(slot_index(k, s)));
@@ -674,7 +679,7 @@ class wheel {
     next_step e{tick_type{}, 0, next_step::kind::slot_start};
     if (active_levels_ != 0) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(active_levels_));
-      e.slot = first_occupied(base(level), slot_of(now_, level));
+      e.slot = first_occupied(base(level), slot_number(now_, level));
       e.start = slot_start(level, e.slot);
       if (level == 0) e.what = next_step::kind::fire;
     }
@@ -698,13 +703,13 @@ class wheel {
   // moved out of it or was sent past it, and before what is left in the
   // slots below (all of which came from it).
   void start_slots(tick_type start) noexcept {
-    const unsigned top = layout::level_of_start[std::countr_zero(start)];
+    const unsigned top = layout::level_of_start[static_cast<unsigned>(std::countr_zero(start))];
     diverted_.end((~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1});
     for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
       swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
     for (unsigned level = 1; level <= top; ++level) {
       if (!level_occupied(level)) continue;
-      link& sentinel = slots_[slot_index(level, slot_of(start, level))];
+      link& sentinel = slots_[slot_index(level, slot_number(start, level))];
       if (detail::list_empty(sentinel)) continue;
       if (level == 1)
         cascade_to_level0(sentinel);
@@ -728,7 +733,7 @@ class wheel {
   // in a level's last slot, slot 0 of its spare bank; none (the top level in
   // its last slot) gives total_slots.
   std::size_t next_slot(unsigned level) const noexcept {
-    const unsigned current = slot_of(now_, level);
+    const unsigned current = slot_number(now_, level);
     if (current < layout::slot_mask[level]) return slot_index(level, current + 1);
     if (level + 1 < layout::count) return spare_base(level);
     return no_slot;
@@ -907,7 +912,7 @@ class wheel {
       return distance(deadline_of(a)) < distance(deadline_of(b));
     };
     for (unsigned level = 0; level < layout::count; ++level) {
-      const unsigned from = slot_of(now_, level);
+      const unsigned from = slot_number(now_, level);
       while (level_occupied(level)) {
         const std::size_t index = slot_index(level, first_occupied(base(level), from));
         if (level != 0) detail::list_sort(slots_[index], earlier);

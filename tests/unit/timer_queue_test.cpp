@@ -333,12 +333,14 @@ TEST_F(TimerQueue, CallbacksMayScheduleCancelAndReschedule) {
 TEST_F(TimerQueue, StaleIdsAfterSlotReuseAreRefusedWithoutTouchingOthers) {
   queue q;
   std::vector<id_type> old_ids;
-  for (int i = 0; i < 16; ++i) old_ids.push_back(q.schedule(100 + i, tracked(i)));
+  for (int i = 0; i < 16; ++i)
+    old_ids.push_back(q.schedule(static_cast<std::uint64_t>(100 + i), tracked(i)));
   for (auto& id : old_ids) EXPECT_TRUE(q.cancel(id));
   EXPECT_EQ(tracked::live, 0);
   // The freed slots are reused by new timers.
   std::vector<id_type> new_ids;
-  for (int i = 0; i < 16; ++i) new_ids.push_back(q.schedule(200 + i, tracked(100 + i)));
+  for (int i = 0; i < 16; ++i)
+    new_ids.push_back(q.schedule(static_cast<std::uint64_t>(200 + i), tracked(100 + i)));
   for (const auto& old_id : old_ids) {
     for (const auto& new_id : new_ids) EXPECT_FALSE(old_id == new_id);
     expect_refused(q, old_id);

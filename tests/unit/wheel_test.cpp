@@ -781,7 +781,7 @@ TEST(Wheel, FifoThroughALevel1CascadeOfEveryLength) {
     check_level1_cascade(n, false);
     check_level1_cascade(n, true);
   }
-  for (std::size_t n : {257, 1000}) {
+  for (std::size_t n : {257U, 1000U}) {
     SCOPED_TRACE(n);
     check_level1_cascade(n, false);
     check_level1_cascade(n, true);

@@ -58,7 +58,7 @@ void wheel<Config>::check_invariants() const {
             if (behind(d)) fail("a waiting timer's deadline is behind now");
             if (active) {
               if (level_of(d) != level) fail("a timer sits at the wrong level");
-              if (slot_index(level, slot_of(d, level)) != index)
+              if (slot_index(level, slot_number(d, level)) != index)
                 fail("a timer sits in the wrong slot");
               const tick_type event = event_of(d, level);
               if (distance(event) < distance(lower_bound_))
