@@ -25,6 +25,14 @@ target_compile_options(timerwheel_dev INTERFACE
   "$<${_timerwheel_gnu_like}:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wnon-virtual-dtor;-Wold-style-cast;-Wcast-align;-Woverloaded-virtual;-Wnull-dereference;-Wdouble-promotion;-Wimplicit-fallthrough>"
   "$<${_timerwheel_msvc}:/W4;/permissive->")
 
+# Implicit conversions that may change a value (-Wconversion) or its sign
+# (-Wsign-conversion), in the library's headers and the project's own code.
+option(TIMERWHEEL_WCONVERSION "Warn of implicit narrowing and sign conversions (-Wconversion)" OFF)
+if(TIMERWHEEL_WCONVERSION)
+  target_compile_options(timerwheel_dev INTERFACE
+    "$<${_timerwheel_gnu_like}:-Wconversion;-Wsign-conversion>")
+endif()
+
 if(TIMERWHEEL_WERROR)
   target_compile_options(timerwheel_dev INTERFACE
     "$<${_timerwheel_gnu_like}:-Werror>"

@@ -261,7 +261,7 @@ TYPED_TEST_P(Conformance, EqualDeadlinesFireFirstScheduledFirst) {
 
 TYPED_TEST_P(Conformance, RescheduleCountsAsNewlyScheduled) {
   auto& s = this->st;
-  for (const std::size_t i : {0, 1, 2, 3}) this->schedule(i, 7);
+  for (const std::size_t i : {0U, 1U, 2U, 3U}) this->schedule(i, 7);
   this->schedule(0, 7);  // same deadline: now the newest
   this->schedule(2, 9);  // away and back: the newest again
   this->schedule(2, 7);
@@ -326,7 +326,7 @@ TYPED_TEST_P(Conformance, PastDeadlinesAreTakenAsNowAndFireAfterThoseAlreadyDue)
   s.schedule(h[4], farthest_past);
   this->ok();
   EXPECT_TRUE(this->fired.empty());  // never inside schedule
-  for (const std::size_t i : {1, 2, 3, 4}) {
+  for (const std::size_t i : {1U, 2U, 3U, 4U}) {
     EXPECT_TRUE(h[i].pending());
     EXPECT_EQ(h[i].deadline(), s.now());
   }
@@ -505,8 +505,8 @@ TYPED_TEST_P(Conformance, ThePullFormStopsMidwayAndResumes) {
   this->ok();
   EXPECT_EQ(s.now(), this->at(5));
   EXPECT_EQ(s.size(), 5U);
-  for (const std::size_t i : {1, 2, 3, 4}) EXPECT_TRUE(h[i].pending());  // queued: pending
-  EXPECT_EQ(s.next_deadline(), this->at(1));                             // the first queued one's
+  for (const std::size_t i : {1U, 2U, 3U, 4U}) EXPECT_TRUE(h[i].pending());  // queued: pending
+  EXPECT_EQ(s.next_deadline(), this->at(1));  // the first queued one's
   EXPECT_EQ(s.time_until_next(), 0U);
   auto* t = s.take_expired();
   ASSERT_NE(t, nullptr);

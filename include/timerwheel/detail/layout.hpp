@@ -231,7 +231,7 @@ struct layout {
       return level;
     } else {
       // x | 1: the low bit changes no level, and the count stays below digits.
-      return level_of_clz[std::countl_zero(static_cast<tick>(x | 1))];
+      return level_of_clz[static_cast<std::size_t>(std::countl_zero(static_cast<tick>(x | 1)))];
     }
   }
   // A timer's slot at level k (below count): bits shift[k] and up of its deadline.
