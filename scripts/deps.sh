@@ -3,8 +3,11 @@
 # Usage: scripts/deps.sh [extra-package...]     (quiet when nothing is missing)
 set -euo pipefail
 
-# clang and libclang-rt-14-dev (libFuzzer's runtime): scripts/fuzz.sh.
-packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev "$@")
+# clang: the clang-release preset and scripts/fuzz.sh, with libclang-rt-14-dev
+# (libFuzzer's runtime) and llvm-14 (llvm-symbolizer, for the stack traces of
+# the fuzzer's and the sanitizers' reports).
+packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
+  llvm-14 "$@")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps.sh: dpkg not found (not Debian?); install manually: ${packages[*]}" >&2
