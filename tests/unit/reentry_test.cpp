@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/structures.hpp"
+#include "support/structures.hpp"
 
 namespace {
 
