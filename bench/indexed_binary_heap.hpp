@@ -16,9 +16,8 @@
 //   false (libuv-like): the array holds node* only and every comparison reads the key through
 //         the node (heap_keyed_node, 24 bytes), a likely cache miss per comparison once the
 //         nodes outgrow the cache.
-// bench/main.cpp --all-heaps runs both side by side. Measured on W1 churn: within 5% of each
-// other at 1e3 and 1e5 timers, and the array-keyed one 1.26-1.43x faster at 1e6, so it is the
-// baseline.
+// bench/main.cpp --all-heaps runs both side by side; on W1 churn the array-keyed one is as fast
+// or faster at every size (docs/perf/2026-11-bench-baselines.md), so it is the baseline.
 //
 // PERFORMANCE NOTE: schedule is O(log n) (sift up), cancel O(log n), advance O(log n) per
 // timer fired plus O(1). Nothing allocates once the array has grown to the largest number of

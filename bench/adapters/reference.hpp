@@ -25,22 +25,19 @@ using basic_wheel_type = ref::basic_wheel<std::uint64_t, basic_wheel_interval>;
   using alias = intrusive_adapter<type, typename type::hook_type, alias##_traits>;
 
 // limits{max_timers, max_range, max_timers_tick_steps, why, max_timers_sweep, max_timers_hold}
-// (measured: the figures quoted in `why` are from a 2-core AMD EPYC)
+// (what each cost at the sizes skipped: docs/perf/2026-11-bench-baselines.md)
 TIMERWHEEL_BENCH_SCHEME(unordered_list, "s1_unordered", ref::unordered_list<>, 10'000, ~0ull, 0,
-                        "advance and next_deadline are O(n): 14 ms per W1 advance at N=1e5",
-                        ~std::size_t{0}, 100)
+                        "advance and next_deadline are O(n)", ~std::size_t{0}, 100)
 TIMERWHEEL_BENCH_SCHEME(ordered_list, "s2_ordered", ref::ordered_list<>, 10'000, ~0ull, ~0ull,
-                        "START_TIMER is O(n): 80 us per W6 hold at N=1e4", ~std::size_t{0}, 100)
+                        "START_TIMER is O(n)", ~std::size_t{0}, 100)
 TIMERWHEEL_BENCH_SCHEME(ref_binary_heap, "s3_heap", ref::binary_heap<>)
 TIMERWHEEL_BENCH_SCHEME(basic_wheel, "s4_basic", basic_wheel_type, ~std::size_t{0},
                         basic_wheel_interval, ~0ull, "one slot per tick of the range")
 TIMERWHEEL_BENCH_SCHEME(hashed_sorted, "s5_hash_sorted", ref::hashed_wheel_sorted<>, 10'000, ~0ull,
-                        ~0ull, "START_TIMER is O(n / 256): 28 us per W1 step at N=1e5")
+                        ~0ull, "START_TIMER is O(n / 256)")
 TIMERWHEEL_BENCH_SCHEME(hashed_unordered, "s6_hash_unord", ref::hashed_wheel_unordered<>,
                         ~std::size_t{0}, ~0ull, 1'000,
-                        "each tick examines n / 256 timers, next_deadline is O(n): W2 at 1e5 "
-                        "takes 29 s",
-                        1'000, 100)
+                        "each tick examines n / 256 timers, next_deadline is O(n)", 1'000, 100)
 TIMERWHEEL_BENCH_SCHEME(hierarchical, "s7_hier", ref::hierarchical_arrays<>)
 
 #undef TIMERWHEEL_BENCH_SCHEME
