@@ -185,6 +185,8 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
      << " repetitions, " << (o.interleave ? "interleaved in random order" : "back to back") << ")\n"
      << "figures:  median over the repetitions, min and max; x heap / x floor: ratio of medians "
         "taken in this run\n"
+     << "          times: the thread's CPU time over each timed region (W5's single advances and "
+        "the paper table: the wall, steady_clock)\n"
      << "          W1: ns per step = one cancel+schedule pair on a random pending timer, with "
         "the 1-tick advance every "
      << tb::w1_steps_per_tick << " steps and the rescheduling of the timers it fired amortized in\n"

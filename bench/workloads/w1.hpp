@@ -146,9 +146,9 @@ run_result run_w1(const w1_sequence& s) {
   w1_state st;
   st.fired.reserve(1024);
   run_w1_steps(a, s, 0, p.warm_steps, st);
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = region_clock::now();
   run_w1_steps(a, s, p.warm_steps, p.warm_steps + p.timed_steps, st);
-  const auto t1 = std::chrono::steady_clock::now();
+  const auto t1 = region_clock::now();
   run_result r;
   r.seconds = std::chrono::duration<double>(t1 - t0).count();
   r.ops = p.timed_steps;
@@ -177,9 +177,9 @@ inline run_result run_w1_floor(const w1_sequence& s) {
     }
   };
   steps(0, p.warm_steps);
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = region_clock::now();
   steps(p.warm_steps, p.warm_steps + p.timed_steps);
-  const auto t1 = std::chrono::steady_clock::now();
+  const auto t1 = region_clock::now();
   run_result r;
   r.seconds = std::chrono::duration<double>(t1 - t0).count();
   r.ops = p.timed_steps;
