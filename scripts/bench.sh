@@ -43,7 +43,7 @@ mode=(--quick)
 [ -n "${full:-}" ] && mode=()
 
 # The peers (Boost.Heap and Boost.Asio, libevent, libuv) and gnuplot for the plots.
-bash scripts/deps.sh libboost-dev libevent-dev libuv1-dev pkg-config gnuplot-nox
+bash scripts/deps.sh libboost-dev libevent-dev libuv1-dev libev-dev pkg-config gnuplot-nox
 cmake --preset release >/dev/null
 jobs=$(nproc)
 ((jobs > 2)) && jobs=2

@@ -7,7 +7,7 @@ set -euo pipefail
 # (libFuzzer's runtime) and llvm-14 (llvm-symbolizer, for the stack traces of
 # the fuzzer's and the sanitizers' reports).
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
-  llvm-14 "$@")
+  llvm-14 pkg-config "$@")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps.sh: dpkg not found (not Debian?); install manually: ${packages[*]}" >&2
