@@ -1,8 +1,10 @@
 // timerwheel: the whole library.
 #pragma once
 
+#include "clock.hpp"        // IWYU pragma: export
 #include "concepts.hpp"     // IWYU pragma: export
 #include "levels.hpp"       // IWYU pragma: export
 #include "timer_hook.hpp"   // IWYU pragma: export
 #include "timer_queue.hpp"  // IWYU pragma: export
+#include "timers.hpp"       // IWYU pragma: export
 #include "wheel.hpp"        // IWYU pragma: export
