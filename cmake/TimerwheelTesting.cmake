@@ -12,6 +12,9 @@
 # registers every GoogleTest case with ctest as "<name>.<Suite>.<Test>"
 # (discovered when ctest runs, so a broken binary shows up as a failing test
 # rather than a build error). LABELS become ctest labels (`ctest -L <label>`).
+# A test labelled `threads` (it starts threads) is also a dependency of the
+# target `timerwheel_threaded_tests`, which builds only those binaries: the
+# tsan preset builds it and runs `ctest -L threads`.
 
 include_guard(GLOBAL)
 
@@ -55,5 +58,13 @@ if(NOT "${@ARG_NAME@_TESTS}" STREQUAL "")
 endif()
 ]=])
     set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
+  endif()
+
+  if("threads" IN_LIST ARG_LABELS)
+    if(NOT TARGET timerwheel_threaded_tests)
+      add_custom_target(timerwheel_threaded_tests)
+    endif()
+    add_dependencies(timerwheel_threaded_tests ${ARG_NAME})
+    set_property(GLOBAL APPEND PROPERTY TIMERWHEEL_THREADED_TESTS ${ARG_NAME})
   endif()
 endfunction()

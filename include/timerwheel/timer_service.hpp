@@ -1,0 +1,547 @@
+// timerwheel::timer_service: timers that any thread may schedule and cancel;
+// one worker thread owns the wheel (a timers<Clock>) and runs the callbacks.
+// sharded_timer_service: a wheel and a worker per shard.
+//
+// How it works. A call from any thread takes an entry from a lock-free pool,
+// writes the callback and deadline into it and pushes it on a lock-free
+// multi-producer queue (detail/mpsc_queue.hpp): no lock per operation. Each
+// entry carries one atomic state word (detail/service_state.hpp) that
+// cancel and the worker change only by compare-and-swap, so that cancel's
+// answer is the truth: true exactly when the callback will never run (again),
+// false when it has run or is running. A cancel that wins while the timer
+// sits in the wheel sends the entry back on the queue, and the worker unlinks
+// it when it next wakes. The worker sleeps until the next expiry, exactly,
+// or until a submission due earlier than that wakes it
+// (detail/service_wake.hpp); nothing else wakes it, so an idle service costs
+// nothing.
+//
+// Time: as timers<Clock> (deadlines rounded up to a tick edge, never early).
+// A one-shot timer's deadline is taken when after() is called; a periodic
+// timer's grid starts when the worker takes it, microseconds later.
+//
+// PERFORMANCE NOTE: after/at/every cost an entry from the pool (one CAS on
+// the calling thread's own stack), the callback's move (no allocation up to
+// four pointers of captures), one atomic exchange on the queue and, only
+// when the deadline is the earliest, one wake-up of the worker. cancel is one
+// CAS, plus one exchange on the queue when the timer is in the wheel. An
+// entry is about 128 bytes; the pool grows and never shrinks until the
+// service is destroyed.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "clock.hpp"
+#include "detail/abi.hpp"
+#include "detail/mpsc_queue.hpp"
+#include "detail/periodic.hpp"
+#include "detail/service_pool.hpp"
+#include "detail/service_state.hpp"
+#include "detail/service_wake.hpp"
+#include "detail/unique_function.hpp"
+#include "timers.hpp"
+
+namespace timerwheel::inline TIMERWHEEL_ABI {
+
+// What shutdown() does with the timers still pending.
+//   drop: destroys their callbacks without running them.
+//   fire: runs each once, at once (before its deadline: that is what it asks
+//         for), one-shot and periodic alike, in the order of their first
+//         deadlines; then destroys them.
+enum class shutdown_policy : std::uint8_t { drop, fire };
+
+// Names one timer of a timer_service. A default id, an id of another service
+// and a stale one (its timer finished, was cancelled, its entry reused) are
+// refused by cancel, never mistaken for another timer.
+struct service_timer_id {
+  std::uint64_t service = 0;  // the service's serial number; 0 for none
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;
+
+  friend bool operator==(service_timer_id, service_timer_id) = default;
+};
+
+// Thrown by after, at and every once the service is shut down (or shutting
+// down): nothing was scheduled, and the callback will never run (it is
+// destroyed at once, or by the service's destructor at the latest).
+class timer_service_closed : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+// How a service is built.
+template <class Clock = std::chrono::steady_clock>
+struct timer_service_options {
+  // The length of a tick: deadlines round up to tick edges.
+  typename Clock::duration tick = tick_clock<Clock>::default_tick();
+  // What the destructor does with pending timers, if shutdown() was not called.
+  shutdown_policy on_destroy = shutdown_policy::drop;
+};
+
+template <class Clock>
+class basic_sharded_timer_service;
+
+// `basic_timer_service<Clock>`: Clock is a std::chrono clock with a static
+// now() (steady_clock by default, system_clock, boot_clock).
+//
+// Thread safety: every member may be called from any thread at once, callbacks
+// included, except the destructor, which no call may overlap. Callbacks run
+// on the worker, one at a time, in deadline order (FIFO among equal ticks).
+template <class Clock = std::chrono::steady_clock>
+class basic_timer_service {
+ public:
+  using clock_type = Clock;
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+  using options = timer_service_options<Clock>;
+  using error_handler = std::function<void(std::exception_ptr)>;
+
+  // Starts the worker thread. Throws std::system_error when no thread can
+  // be started, std::invalid_argument for a tick that is not positive.
+  explicit basic_timer_service(options opts = {}) : basic_timer_service(opts, next_serial(1)) {}
+
+  basic_timer_service(const basic_timer_service&) = delete;
+  basic_timer_service& operator=(const basic_timer_service&) = delete;
+
+  // shutdown(options.on_destroy) unless shutdown() was called, then destroys
+  // every callback still held. No other call may overlap it, and a callback
+  // may not destroy its own service (std::terminate).
+  ~basic_timer_service() {
+    if (on_worker()) std::terminate();
+    shutdown(on_destroy_);
+    drain_after_stop();
+  }
+
+  // --- scheduling (any thread) ---
+
+  // A one-shot timer that calls `f()` once on the worker, `delay` (Clock's
+  // duration or anything that converts to it) from now: at the first tick
+  // edge at or after it. Returns its id. Lock-free: O(1), no allocation once
+  // the pool has grown (and for a callback of up to four pointers of
+  // captures). Throws timer_service_closed after shutdown (nothing
+  // scheduled), std::bad_alloc, or what moving `f` throws.
+  template <class F>
+  service_timer_id after(duration delay, F&& f) {
+    const time_point t = detail::saturating_add(Clock::now(), delay);
+    return submit(kind::once, t, duration::zero(), missed_ticks::skip, std::forward<F>(f));
+  }
+
+  // A one-shot timer at time point `t` (in the past: due at once). As after().
+  template <class F>
+  service_timer_id at(time_point t, F&& f) {
+    return submit(kind::once, t, duration::zero(), missed_ticks::skip, std::forward<F>(f));
+  }
+
+  // A fixed-rate periodic timer (see timers::every and missed_ticks): due
+  // every `period` (Clock's duration), counted from when the worker takes it.
+  // Fires until cancelled. Throws std::invalid_argument for a period that is
+  // not positive, and as after().
+  template <class F>
+  service_timer_id every(duration period, F&& f, missed_ticks policy = missed_ticks::skip) {
+    if (period <= duration::zero())
+      throw std::invalid_argument("timerwheel: timer_service::every: the period must be positive");
+    const time_point t = detail::saturating_add(Clock::now(), period);
+    return submit(kind::fixed_rate, t, period, policy, std::forward<F>(f));
+  }
+
+  // --- cancelling (any thread) ---
+
+  // Returns true exactly when the callback will never run, or, for a
+  // periodic timer, never run again (when its callback is running, that run
+  // finishes). False when it has run or is running (one-shot), was already
+  // cancelled, or was dropped by shutdown; and, touching nothing, for a
+  // default id, a stale one or one of another service. Lock-free: one CAS,
+  // and one push on the queue when the timer is in the wheel (the worker
+  // unlinks it and destroys its callback when it next wakes). Throws nothing.
+  bool cancel(service_timer_id id) noexcept {
+    std::uint64_t w = 0;
+    return cancel_impl(id, w) != nullptr;
+  }
+
+  // As cancel(), and when the callback is running, waits until it has
+  // returned. Called from a callback (on the worker thread) it never waits:
+  // a callback that cancels itself gets cancel()'s answer at once, without
+  // the deadlock that waiting for itself would be. Throws nothing.
+  bool cancel_and_wait(service_timer_id id) noexcept {
+    if (id.service != serial_ || id.service == 0) return false;
+    entry* e = pool_.find(id.index);
+    if (e == nullptr) return false;
+    std::uint64_t w = 0;
+    const bool cancelled = cancel_impl(id, w) != nullptr;
+    if (!on_worker()) detail::wait_not_firing(e->word, id.generation);
+    return cancelled;
+  }
+
+  // --- lifetime ---
+
+  // Stops the service: refuses every later submission (timer_service_closed),
+  // lets the worker take every submission made before, then drops or fires
+  // the pending timers (see shutdown_policy) and joins the worker. When it
+  // returns no callback runs any more, none ran twice, and every callback
+  // the service took was either run or destroyed, or is a refused one whose
+  // caller got the exception. Calls after the first only wait for the first
+  // to finish. Throws std::logic_error from a callback (the worker cannot
+  // join itself), and what joining throws.
+  void shutdown(shutdown_policy policy) {
+    if (on_worker())
+      throw std::logic_error("timerwheel: timer_service::shutdown: called from a callback");
+    const std::lock_guard lock(shutdown_mutex_);
+    if (!closed_.load(std::memory_order_relaxed)) {
+      policy_ = policy;
+      closed_.store(true, std::memory_order_seq_cst);
+      queue_.push(stop_node_);
+      wake_.wake_now();
+    }
+    if (worker_.joinable()) worker_.join();
+  }
+
+  // Sets the handler that receives every exception a callback throws (on
+  // the worker thread); the service goes on. An empty one (the default)
+  // drops them; callback_errors() counts them either way. The handler must
+  // not throw (std::terminate). Takes a mutex; throws what copying it throws.
+  void set_error_handler(error_handler handler) {
+    const std::lock_guard lock(handler_mutex_);
+    handler_ = std::move(handler);
+  }
+
+  // --- observation ---
+
+  // Exceptions thrown by callbacks so far.
+  std::uint64_t callback_errors() const noexcept { return errors_.load(std::memory_order_relaxed); }
+  // Times the worker woke from sleep (by a submission, a shutdown or its
+  // own time): zero while idle, for tests and tuning.
+  std::uint64_t wakeups() const noexcept { return wake_.wakeups(); }
+  // The tick length and the clock deadlines are read on.
+  const tick_clock<Clock>& clock() const noexcept { return clock_; }
+
+ private:
+  friend class basic_sharded_timer_service<Clock>;
+
+  enum class kind : std::uint8_t { once, fixed_rate };
+  enum node_kind : std::uint8_t { submit_kind, cancel_kind, stop_kind };
+
+  struct entry;
+  struct entry_node : detail::mpsc_node {
+    entry* owner = nullptr;
+  };
+  struct entry : detail::service_slot {
+    std::atomic<std::uint64_t> word{0};
+    entry_node submit_node;
+    entry_node cancel_node;
+    // Written by the submitter before the push; read by the worker.
+    detail::unique_function<void()> callback;
+    time_point deadline{};
+    duration period{};
+    kind type = kind::once;
+    missed_ticks policy = missed_ticks::skip;
+    // The worker's own.
+    bool in_wheel = false;
+    timer_id inner{};
+
+    entry() noexcept {
+      submit_node.kind = submit_kind;
+      submit_node.owner = this;
+      cancel_node.kind = cancel_kind;
+      cancel_node.owner = this;
+    }
+  };
+
+  basic_timer_service(options opts, std::uint64_t serial)
+      : serial_(serial),
+        clock_(opts.tick),
+        on_destroy_(opts.on_destroy),
+        inner_(tick_clock<Clock>(opts.tick)) {
+    stop_node_.kind = stop_kind;
+    worker_ = std::thread([this] { run(); });
+  }
+
+  static std::uint64_t next_serial(std::uint64_t count) noexcept {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(count, std::memory_order_relaxed);
+  }
+
+  bool on_worker() const noexcept { return current_service() == this; }
+  static const void*& current_service() noexcept {
+    thread_local const void* service = nullptr;
+    return service;
+  }
+
+  template <class F>
+  service_timer_id submit(kind type, time_point deadline, duration period, missed_ticks policy,
+                          F&& f) {
+    static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                  "timer_service: a callback is called with no arguments");
+    if (closed_.load(std::memory_order_acquire)) refuse();
+    bool grew = false;
+    entry& e = pool_.acquire(grew);
+    const std::uint32_t generation = detail::service_word::generation(e.word.load());
+    try {
+      e.callback = detail::unique_function<void()>(std::forward<F>(f));
+    } catch (...) {
+      pool_.release(e);
+      throw;
+    }
+    e.deadline = deadline;
+    e.period = period;
+    e.type = type;
+    e.policy = policy;
+    const std::uint64_t queued =
+        detail::service_word::make(generation, detail::service_phase::queued,
+                                   type == kind::once ? 0 : detail::service_word::periodic);
+    e.word.store(queued, std::memory_order_relaxed);
+    queue_.push(e.submit_node);
+    if (closed_.load(std::memory_order_seq_cst)) {
+      // Shutdown came between the first look and the push: withdraw, unless
+      // the worker took the submission first (then it stands, and the
+      // shutdown policy decides its fate).
+      std::uint64_t expected = queued;
+      if (e.word.compare_exchange_strong(
+              expected, detail::service_word::with_phase(queued, detail::service_phase::withdrawn)))
+        refuse();
+    }
+    if (grew)
+      wake_.wake_now();  // the pool ran dry: let the worker recycle what was cancelled
+    else
+      wake_.submitted(clock_.ticks_at(deadline));
+    return {serial_, e.index, generation};
+  }
+
+  [[noreturn]] static void refuse() {
+    throw timer_service_closed(
+        "timerwheel: timer_service: the service is shut down; the timer was not scheduled");
+  }
+
+  // Returns the entry when the cancel won (the callback will not run again).
+  entry* cancel_impl(service_timer_id id, std::uint64_t& w) noexcept {
+    if (id.service != serial_ || id.service == 0) return nullptr;
+    entry* e = pool_.find(id.index);
+    if (e == nullptr) return nullptr;
+    switch (detail::cancel_word(e->word, id.generation, w)) {
+      case detail::cancel_outcome::cancelled_armed:
+        queue_.push(e->cancel_node);
+        return e;
+      case detail::cancel_outcome::cancelled_queued:
+      case detail::cancel_outcome::stopped_firing:
+        return e;
+      default:
+        return nullptr;
+    }
+  }
+
+  // --- the worker ---
+
+  // Submissions taken per round before due timers fire: under a flood of
+  // submissions the worker still fires on time.
+  static constexpr int drain_batch = 4096;
+
+  void run() {
+    current_service() = this;
+    for (;;) {
+      const int drained = drain(drain_batch);
+      if (drained < 0) break;
+      inner_.run_due();
+      if (drained == drain_batch) continue;
+      const std::optional<time_point> next = inner_.next_expiry();
+      if (next && *next <= Clock::now()) continue;
+      wake_.publish(next ? clock_.ticks_at(*next) : detail::service_wake::never);
+      if (!queue_.empty()) {
+        wake_.stay_awake();
+        continue;
+      }
+      wake_.sleep_until(next.value_or(time_point{}), !next);
+    }
+    finish();
+  }
+
+  // Takes up to `limit` messages; returns how many, or -1 at the stop node.
+  int drain(int limit) {
+    int n = 0;
+    while (n < limit) {
+      detail::mpsc_node* node = nullptr;
+      switch (queue_.pop(node)) {
+        case detail::pop_status::empty:
+          return n;
+        case detail::pop_status::busy:
+          std::this_thread::yield();
+          continue;
+        case detail::pop_status::item:
+          break;
+      }
+      ++n;
+      if (node->kind == stop_kind) return -1;
+      entry& e = *static_cast<entry_node*>(node)->owner;
+      if (node->kind == submit_kind)
+        take(e);
+      else
+        unlink_cancelled(e);
+    }
+    return n;
+  }
+
+  // A submission: into the wheel, unless cancelled or withdrawn meanwhile.
+  void take(entry& e) {
+    using sw = detail::service_word;
+    std::uint64_t w = e.word.load(std::memory_order_acquire);
+    if (sw::phase(w) != detail::service_phase::queued) {
+      release(e);  // cancelled or withdrawn before it got here: no message follows
+      return;
+    }
+    try {
+      auto fire = [this, &e](timer_id id) { fire_entry(e, id); };
+      e.inner = e.type == kind::once ? inner_.at(e.deadline, fire)
+                                     : inner_.every(e.period, fire, e.policy);
+    } catch (...) {
+      // The worker could not grow its wheel: the timer is dropped, and the
+      // error reported, unless a cancel took it first.
+      if (e.word.compare_exchange_strong(w, sw::with_phase(w, detail::service_phase::dropped)))
+        release(e);
+      report(std::current_exception());
+      return;
+    }
+    if (e.word.compare_exchange_strong(w, sw::with_phase(w, detail::service_phase::armed),
+                                       std::memory_order_acq_rel)) {
+      e.in_wheel = true;
+    } else {
+      inner_.cancel(e.inner);  // cancelled while it was being placed: no message follows
+      release(e);
+    }
+  }
+
+  // A cancel that won while the timer was in the wheel.
+  void unlink_cancelled(entry& e) {
+    if (e.in_wheel) {
+      inner_.cancel(e.inner);
+      e.in_wheel = false;
+    }
+    release(e);
+  }
+
+  // The wheel says the timer is due.
+  void fire_entry(entry& e, timer_id id) {
+    using sw = detail::service_word;
+    std::uint64_t w = e.word.load(std::memory_order_acquire);
+    do {
+      if (sw::phase(w) != detail::service_phase::armed) {
+        // Cancelled, its message not taken yet: that message releases it.
+        if (e.type != kind::once) inner_.cancel(id);
+        e.in_wheel = false;
+        return;
+      }
+    } while (!e.word.compare_exchange_weak(w, sw::with_phase(w, detail::service_phase::firing),
+                                           std::memory_order_acq_rel));
+    invoke(e);
+    if (e.type == kind::once) {
+      e.in_wheel = false;
+      release(e);
+      return;
+    }
+    w = e.word.load(std::memory_order_acquire);
+    for (;;) {
+      if ((w & sw::stop) != 0) {
+        inner_.cancel(id);
+        e.in_wheel = false;
+        release(e);
+        return;
+      }
+      const std::uint64_t armed = sw::with_phase(w & ~sw::waiter, detail::service_phase::armed);
+      if (e.word.compare_exchange_weak(w, armed, std::memory_order_acq_rel)) {
+        if ((w & sw::waiter) != 0) e.word.notify_all();
+        return;
+      }
+    }
+  }
+
+  void invoke(entry& e) noexcept {
+    try {
+      e.callback();
+    } catch (...) {
+      report(std::current_exception());
+    }
+  }
+
+  void report(std::exception_ptr error) noexcept {
+    errors_.fetch_add(1, std::memory_order_relaxed);
+    error_handler handler;
+    {
+      const std::lock_guard lock(handler_mutex_);
+      handler = handler_;  // a copy, so that the handler may replace itself
+    }
+    if (handler) handler(std::move(error));
+  }
+
+  // Destroys the callback, makes every id of the entry stale, wakes any
+  // cancel_and_wait caller, and gives the entry back to the pool.
+  void release(entry& e) noexcept {
+    e.callback.reset();
+    const std::uint32_t next = detail::service_word::generation(e.word.load()) + 1;
+    detail::publish_word(e.word, detail::service_word::make(next, detail::service_phase::free));
+    pool_.release(e);
+  }
+
+  // At the stop node: drop or fire what is in the wheel.
+  void finish() {
+    using sw = detail::service_word;
+    std::vector<entry*> armed;
+    pool_.for_each([&](entry& e) {
+      if (e.in_wheel) armed.push_back(&e);
+    });
+    std::stable_sort(armed.begin(), armed.end(),
+                     [](const entry* a, const entry* b) { return a->deadline < b->deadline; });
+    for (entry* e : armed) {
+      inner_.cancel(e->inner);
+      e->in_wheel = false;
+      std::uint64_t w = e->word.load(std::memory_order_acquire);
+      const auto to = policy_ == shutdown_policy::fire ? detail::service_phase::firing
+                                                       : detail::service_phase::dropped;
+      // A failed CAS: a cancel won, and its message (not taken) releases it.
+      if (!e->word.compare_exchange_strong(w, sw::with_phase(w, to), std::memory_order_acq_rel))
+        continue;
+      if (policy_ == shutdown_policy::fire) invoke(*e);
+      release(*e);
+    }
+  }
+
+  // After the worker has gone: what is left on the queue is refused
+  // submissions and cancel messages; release their entries.
+  void drain_after_stop() noexcept {
+    for (;;) {
+      detail::mpsc_node* node = nullptr;
+      if (queue_.pop(node) != detail::pop_status::item) return;
+      if (node->kind == stop_kind) continue;
+      release(*static_cast<entry_node*>(node)->owner);
+    }
+  }
+
+  const std::uint64_t serial_;
+  const tick_clock<Clock> clock_;
+  const shutdown_policy on_destroy_;
+  detail::service_pool<entry> pool_;
+  detail::mpsc_queue queue_;
+  detail::service_wake wake_;
+  detail::mpsc_node stop_node_;
+  std::atomic<bool> closed_{false};
+  shutdown_policy policy_ = shutdown_policy::drop;  // written before the stop node is pushed
+  std::mutex shutdown_mutex_;
+  std::mutex handler_mutex_;
+  error_handler handler_;
+  std::atomic<std::uint64_t> errors_{0};
+  timers<Clock> inner_;  // the worker's alone
+  std::thread worker_;   // last: started once everything else is built
+};
+
+using timer_service = basic_timer_service<>;
+
+}  // namespace timerwheel::inline TIMERWHEEL_ABI
