@@ -22,8 +22,12 @@ set(_timerwheel_msvc "$<CXX_COMPILER_ID:MSVC>")
 
 # --- Warnings ---------------------------------------------------------------
 target_compile_options(timerwheel_dev INTERFACE
-  "$<${_timerwheel_gnu_like}:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wnon-virtual-dtor;-Wold-style-cast;-Wcast-align;-Woverloaded-virtual;-Wnull-dereference;-Wdouble-promotion;-Wimplicit-fallthrough>"
+  "$<$<AND:${_timerwheel_gnu_like},$<COMPILE_LANGUAGE:CXX>>:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wnon-virtual-dtor;-Wold-style-cast;-Wcast-align;-Woverloaded-virtual;-Wnull-dereference;-Wdouble-promotion;-Wimplicit-fallthrough>"
   "$<${_timerwheel_msvc}:/W4;/permissive->")
+# The C sources (the C library's drop-ins, the C tests): the same warnings
+# where C has them, and C's own about prototypes.
+target_compile_options(timerwheel_dev INTERFACE
+  "$<$<COMPILE_LANG_AND_ID:C,GNU,Clang,AppleClang>:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wcast-align;-Wnull-dereference;-Wdouble-promotion;-Wimplicit-fallthrough;-Wstrict-prototypes;-Wmissing-prototypes>")
 
 # Implicit conversions that may change a value (-Wconversion) or its sign
 # (-Wsign-conversion), in the library's headers and the project's own code.

@@ -1,0 +1,355 @@
+// The C face of the wheel (include/timerwheel.h): C linkage outside, the C++
+// wheel inside. Every entry point that can meet an exception catches every
+// exception and returns a tw_status; none crosses into C.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+
+#define TIMERWHEEL_C_BUILDING 1
+#include <timerwheel/levels.hpp>
+#include <timerwheel/wheel.hpp>
+
+#include <timerwheel.h>
+
+namespace tw = timerwheel;
+
+// The common head of every wheel the C face makes: which configuration it
+// is, and the message of its last failure. The wheel itself follows it in
+// a wheel_box of that configuration.
+struct tw_wheel {
+  tw_config config;
+  mutable char message[200];
+};
+
+namespace {
+
+using config_default = tw::default_config;
+using config_counted = tw::counted<tw::default_config>;
+using config_wrap32 = tw::levels<std::uint32_t, 8, 8, 8, 8>;
+
+template <class Config>
+struct wheel_box : tw_wheel {
+  explicit wheel_box(typename Config::tick_type now) : tw_wheel{}, wheel(now) {}
+  tw::wheel<Config> wheel;
+};
+
+template <class Config>
+using hook_of = typename tw::wheel<Config>::hook_type;
+
+// A tw_timer's storage holds a hook: 64-bit ticks for the 64-bit wheels,
+// 32-bit ticks for the wrapping wheel. Both keep their links first, where
+// tw_timer keeps them, and fit in it.
+static_assert(sizeof(hook_of<config_default>) <= sizeof(tw_timer));
+static_assert(alignof(hook_of<config_default>) <= alignof(tw_timer));
+static_assert(sizeof(hook_of<config_wrap32>) <= sizeof(tw_timer));
+static_assert(alignof(hook_of<config_wrap32>) <= alignof(tw_timer));
+static_assert(std::is_same_v<hook_of<config_default>, hook_of<config_counted>>);
+
+template <class Config>
+hook_of<Config>& hook(tw_timer* timer) noexcept {
+  return *std::launder(reinterpret_cast<hook_of<Config>*>(timer));
+}
+
+template <class Config>
+const hook_of<Config>& hook(const tw_timer* timer) noexcept {
+  return *std::launder(reinterpret_cast<const hook_of<Config>*>(timer));
+}
+
+template <class Hook>
+tw_timer* timer_of(Hook& h) noexcept {
+  return reinterpret_cast<tw_timer*>(&h);
+}
+
+// Calls f(wheel, Config{}) with the wheel of `w`'s configuration. The
+// default configuration is tested first: the branch a hot loop takes.
+template <class F>
+decltype(auto) visit(tw_wheel* w, F&& f) {
+  switch (w->config) {
+    case TW_CONFIG_COUNTED:
+      return f(static_cast<wheel_box<config_counted>*>(w)->wheel, config_counted{});
+    case TW_CONFIG_WRAP32:
+      return f(static_cast<wheel_box<config_wrap32>*>(w)->wheel, config_wrap32{});
+    case TW_CONFIG_DEFAULT:
+    default:
+      return f(static_cast<wheel_box<config_default>*>(w)->wheel, config_default{});
+  }
+}
+
+template <class F>
+decltype(auto) visit(const tw_wheel* w, F&& f) {
+  return visit(const_cast<tw_wheel*>(w),
+               [&](const auto& wheel, auto config) { return f(wheel, config); });
+}
+
+template <class Config>
+typename Config::tick_type tick(std::uint64_t t) noexcept {
+  // Wrapping ticks are taken modulo 2^32, as the header says.
+  return static_cast<typename Config::tick_type>(t);
+}
+
+tw_status fail(const tw_wheel* w, tw_status status, const char* call, const char* what) noexcept {
+  if (w != nullptr) std::snprintf(w->message, sizeof w->message, "%s: %s", call, what);
+  return status;
+}
+
+// Runs `body` and maps whatever it throws to a status, with the message
+// kept in the wheel. `invalid` is the status of std::invalid_argument: what
+// the wheel throws for a target behind now or a reversed range.
+template <class Body>
+tw_status guarded(const tw_wheel* w, const char* call, tw_status invalid, Body&& body) noexcept {
+  try {
+    body();
+    return TW_OK;
+  } catch (const std::invalid_argument& e) {
+    return fail(w, invalid, call, e.what());
+  } catch (const std::logic_error& e) {
+    // The wheel's only other logic_error outside tw_check: re-entry.
+    return fail(w, TW_EREENTRY, call, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(w, TW_ENOMEM, call, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(w, TW_EINTERNAL, call, e.what());
+  } catch (...) {
+    return fail(w, TW_EINTERNAL, call, "an exception that is not a std::exception");
+  }
+}
+
+template <class Config>
+tw_status make(tw_wheel** out, tw_config config, std::uint64_t now) {
+  auto* box = new wheel_box<Config>(tick<Config>(now));
+  box->config = config;
+  box->message[0] = '\0';
+  *out = box;
+  return TW_OK;
+}
+
+// The callback form of an expiry, for the wheel's advance and expire_all.
+struct c_callback {
+  tw_callback cb;
+  void* user;
+  template <class Hook>
+  void operator()(Hook& h) const {
+    cb(timer_of(h), user);
+  }
+};
+
+}  // namespace
+
+extern "C" {
+
+void tw_timer_init(tw_timer* timer) {
+  if (timer != nullptr) ::new (static_cast<void*>(timer)) hook_of<config_default>();
+}
+
+bool tw_timer_pending(const tw_timer* timer) {
+  return timer != nullptr && hook<config_default>(timer).pending();
+}
+
+uint64_t tw_timer_deadline(const tw_wheel* w, const tw_timer* timer) {
+  if (w == nullptr || timer == nullptr) return 0;
+  return visit(w, [&](const auto&, auto config) -> std::uint64_t {
+    return hook<decltype(config)>(timer).deadline();
+  });
+}
+
+tw_status tw_wheel_new(tw_wheel** out, tw_config config, uint64_t now) {
+  if (out == nullptr) return TW_EINVAL;
+  try {
+    switch (config) {
+      case TW_CONFIG_DEFAULT:
+        return make<config_default>(out, config, now);
+      case TW_CONFIG_COUNTED:
+        return make<config_counted>(out, config, now);
+      case TW_CONFIG_WRAP32:
+        return make<config_wrap32>(out, config, now);
+    }
+    return TW_EINVAL;
+  } catch (const std::bad_alloc&) {
+    return TW_ENOMEM;
+  } catch (...) {
+    return TW_EINTERNAL;
+  }
+}
+
+void tw_wheel_free(tw_wheel* w) {
+  if (w == nullptr) return;
+  // The destructors clear the wheel and throw nothing.
+  switch (w->config) {
+    case TW_CONFIG_COUNTED:
+      delete static_cast<wheel_box<config_counted>*>(w);
+      break;
+    case TW_CONFIG_WRAP32:
+      delete static_cast<wheel_box<config_wrap32>*>(w);
+      break;
+    case TW_CONFIG_DEFAULT:
+    default:
+      delete static_cast<wheel_box<config_default>*>(w);
+      break;
+  }
+}
+
+tw_config tw_wheel_config(const tw_wheel* w) {
+  return w == nullptr ? TW_CONFIG_DEFAULT : w->config;
+}
+
+uint64_t tw_now(const tw_wheel* w) {
+  if (w == nullptr) return 0;
+  return visit(w, [](const auto& wheel, auto) -> std::uint64_t { return wheel.now(); });
+}
+
+size_t tw_size(const tw_wheel* w) {
+  if (w == nullptr) return 0;
+  return visit(w, [](const auto& wheel, auto) { return wheel.size(); });
+}
+
+bool tw_empty(const tw_wheel* w) {
+  if (w == nullptr) return true;
+  return visit(w, [](const auto& wheel, auto) { return wheel.empty(); });
+}
+
+tw_status tw_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
+  if (w == nullptr || timer == nullptr)
+    return fail(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
+  visit(w, [&](auto& wheel, auto config) {
+    using C = decltype(config);
+    wheel.schedule(hook<C>(timer), tick<C>(deadline));
+  });
+  return TW_OK;
+}
+
+tw_status tw_schedule_in_range(tw_wheel* w, tw_timer* timer, uint64_t earliest, uint64_t latest,
+                               uint64_t* chosen) {
+  if (w == nullptr || timer == nullptr)
+    return fail(w, TW_EINVAL, "tw_schedule_in_range", "a null wheel or timer");
+  return guarded(w, "tw_schedule_in_range", TW_ERANGE, [&] {
+    const std::uint64_t at = visit(w, [&](auto& wheel, auto config) -> std::uint64_t {
+      using C = decltype(config);
+      return wheel.schedule_in_range(hook<C>(timer), tick<C>(earliest), tick<C>(latest));
+    });
+    if (chosen != nullptr) *chosen = at;
+  });
+}
+
+bool tw_cancel(tw_wheel* w, tw_timer* timer) {
+  if (w == nullptr || timer == nullptr) return false;
+  return visit(
+      w, [&](auto& wheel, auto config) { return wheel.cancel(hook<decltype(config)>(timer)); });
+}
+
+tw_status tw_advance(tw_wheel* w, uint64_t to, tw_callback cb, void* user, size_t* fired) {
+  if (w == nullptr || cb == nullptr)
+    return fail(w, TW_EINVAL, "tw_advance", "a null wheel or callback");
+  return guarded(w, "tw_advance", TW_EBEHIND, [&] {
+    const std::size_t n = visit(w, [&](auto& wheel, auto config) {
+      return wheel.advance(tick<decltype(config)>(to), c_callback{cb, user});
+    });
+    if (fired != nullptr) *fired = n;
+  });
+}
+
+tw_status tw_advance_pull(tw_wheel* w, uint64_t to, size_t* queued) {
+  if (w == nullptr) return TW_EINVAL;
+  return guarded(w, "tw_advance_pull", TW_EBEHIND, [&] {
+    const std::size_t n = visit(
+        w, [&](auto& wheel, auto config) { return wheel.advance(tick<decltype(config)>(to)); });
+    if (queued != nullptr) *queued = n;
+  });
+}
+
+tw_timer* tw_take_expired(tw_wheel* w) {
+  if (w == nullptr) return nullptr;
+  return visit(w, [](auto& wheel, auto) -> tw_timer* {
+    auto* const h = wheel.take_expired();
+    return h == nullptr ? nullptr : timer_of(*h);
+  });
+}
+
+tw_status tw_advance_to_next(tw_wheel* w, tw_callback cb, void* user, size_t* fired) {
+  if (w == nullptr || cb == nullptr)
+    return fail(w, TW_EINVAL, "tw_advance_to_next", "a null wheel or callback");
+  return guarded(w, "tw_advance_to_next", TW_EINTERNAL, [&] {
+    const std::size_t n = visit(w, [&](auto& wheel, auto) {
+      return wheel.advance_to_next(c_callback{cb, user});
+    });
+    if (fired != nullptr) *fired = n;
+  });
+}
+
+bool tw_next_deadline(const tw_wheel* w, uint64_t* deadline) {
+  if (w == nullptr) return false;
+  const std::optional<std::uint64_t> next =
+      visit(w, [](const auto& wheel, auto) -> std::optional<std::uint64_t> {
+        if (const auto d = wheel.next_deadline()) return *d;
+        return std::nullopt;
+      });
+  if (!next) return false;
+  if (deadline != nullptr) *deadline = *next;
+  return true;
+}
+
+uint64_t tw_time_until_next(const tw_wheel* w) {
+  if (w == nullptr) return std::numeric_limits<std::uint64_t>::max();
+  return visit(w, [](const auto& wheel, auto) -> std::uint64_t { return wheel.time_until_next(); });
+}
+
+tw_status tw_expire_all(tw_wheel* w, tw_callback cb, void* user, size_t* fired) {
+  if (w == nullptr || cb == nullptr)
+    return fail(w, TW_EINVAL, "tw_expire_all", "a null wheel or callback");
+  return guarded(w, "tw_expire_all", TW_EINTERNAL, [&] {
+    const std::size_t n = visit(w, [&](auto& wheel, auto) {
+      return wheel.expire_all(c_callback{cb, user});
+    });
+    if (fired != nullptr) *fired = n;
+  });
+}
+
+void tw_clear(tw_wheel* w) {
+  if (w == nullptr) return;
+  visit(w, [](auto& wheel, auto) { wheel.clear(); });
+}
+
+tw_status tw_check(const tw_wheel* w) {
+  if (w == nullptr) return TW_EINVAL;
+  try {
+    visit(w, [](const auto& wheel, auto) { wheel.check_invariants(); });
+    return TW_OK;
+  } catch (const std::logic_error& e) {
+    return fail(w, TW_ECHECK, "tw_check", e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(w, TW_ENOMEM, "tw_check", "out of memory");
+  } catch (...) {
+    return fail(w, TW_EINTERNAL, "tw_check", "an unexpected exception");
+  }
+}
+
+const char* tw_strerror(tw_status status) {
+  switch (status) {
+    case TW_OK:
+      return "success";
+    case TW_EINVAL:
+      return "invalid argument (a null pointer or an unknown configuration)";
+    case TW_ERANGE:
+      return "the range's earliest tick is after its latest";
+    case TW_EBEHIND:
+      return "the advance's target is behind the wheel's now";
+    case TW_EREENTRY:
+      return "advance or expire_all called from one of the wheel's callbacks";
+    case TW_ENOMEM:
+      return "out of memory";
+    case TW_ECHECK:
+      return "an invariant of the wheel is broken";
+    case TW_EINTERNAL:
+      return "internal error (an unexpected exception)";
+  }
+  return "unknown tw_status";
+}
+
+const char* tw_last_error(const tw_wheel* w) { return w == nullptr ? "" : w->message; }
+
+}  // extern "C"

@@ -1,0 +1,148 @@
+/* The ccan/timer drop-in: each function, and the original's documented
+ * edge cases: timer_earliest on an empty set, timers_expire one timer per
+ * call until NULL, a time before the start or the current time expiring at
+ * once, timer_del on an idle timer and twice. */
+#include <ccan/timer/timer.h>
+#include <stdint.h>
+
+#include "check.h"
+
+struct job {
+  int id;
+  struct timer t;
+};
+
+static struct timemono at_usec(uint64_t usec) {
+  struct timemono m;
+  m.ts.tv_sec = (time_t)(usec / 1000000u);
+  m.ts.tv_nsec = (long)(usec % 1000000u * 1000u);
+  return m;
+}
+
+static uint64_t usec_of(struct timemono m) {
+  return (uint64_t)m.ts.tv_sec * 1000000u + (uint64_t)m.ts.tv_nsec / 1000u;
+}
+
+static void test_empty(void) {
+  struct timers timers;
+  timers_init(&timers, at_usec(1000));
+  struct timemono first = at_usec(77);
+  CHECK(!timer_earliest(&timers, &first));
+  CHECK(usec_of(first) == 77); /* untouched */
+  CHECK(timers_expire(&timers, at_usec(5000)) == NULL);
+  CHECK(timers_check(&timers, NULL) == &timers);
+  CHECK(timers_check(&timers, "empty") == &timers);
+  timers_cleanup(&timers);
+}
+
+static void test_one_per_call(void) {
+  struct timers timers;
+  timers_init(&timers, at_usec(1000));
+  struct job jobs[6];
+  /* Times 5000, 3000, 3000, 9000, 500 (before the start), 3000. */
+  const uint64_t when[6] = {5000, 3000, 3000, 9000, 500, 3000};
+  for (int i = 0; i < 6; ++i) {
+    jobs[i].id = i;
+    timer_init(&jobs[i].t);
+    timer_addmono(&timers, &jobs[i].t, at_usec(when[i]));
+  }
+  struct timemono first;
+  CHECK(timer_earliest(&timers, &first));
+  CHECK(usec_of(first) == 1000); /* the one before the start is due at once */
+  /* Before anything but job 4 is due. */
+  struct timer* t = timers_expire(&timers, at_usec(2999));
+  CHECK(t == &jobs[4].t);
+  CHECK(timers_expire(&timers, at_usec(2999)) == NULL);
+  /* One per call, in (time, adding order). */
+  const int expect[] = {1, 2, 5, 0};
+  for (int k = 0; k < 4; ++k) {
+    t = timers_expire(&timers, at_usec(6000));
+    CHECK(t != NULL && tw_container_of(t, struct job, t)->id == expect[k]);
+    CHECK(timers_check(&timers, "expiring") != NULL);
+  }
+  CHECK(timers_expire(&timers, at_usec(6000)) == NULL);
+  /* A time before the current one (6000) expires at once. */
+  struct job late = {.id = 10};
+  timer_init(&late.t);
+  timer_addmono(&timers, &late.t, at_usec(4000));
+  CHECK(timer_earliest(&timers, &first) && usec_of(first) == 6000);
+  CHECK(timers_expire(&timers, at_usec(6000)) == &late.t);
+  /* timer_del: idle, twice, pending. */
+  timer_del(&timers, &late.t);
+  timer_del(&timers, &late.t);
+  timer_del(&timers, &jobs[3].t);
+  CHECK(!timer_earliest(&timers, &first));
+  CHECK(timers_expire(&timers, at_usec(100000)) == NULL);
+  timers_cleanup(&timers);
+}
+
+static void test_granularity_and_moves(void) {
+  struct timers timers;
+  timers_init(&timers, at_usec(0));
+  struct job j = {.id = 1};
+  timer_init(&j.t);
+  /* 2000.5 us: rounded up to 2001 us, never early. */
+  struct timemono when = at_usec(2000);
+  when.ts.tv_nsec += 500;
+  timer_addmono(&timers, &j.t, when);
+  struct timemono first;
+  CHECK(timer_earliest(&timers, &first) && usec_of(first) == 2001);
+  CHECK(timers_expire(&timers, at_usec(2000)) == NULL);
+  /* Adding again moves it. */
+  timer_addmono(&timers, &j.t, at_usec(3000));
+  CHECK(timers_expire(&timers, at_usec(2500)) == NULL);
+  CHECK(timers_expire(&timers, at_usec(3000)) == &j.t);
+  /* timer_addrel counts from the monotonic clock now. */
+  timers_cleanup(&timers);
+  timers_init(&timers, time_mono());
+  timer_init(&j.t);
+  const struct timemono before = time_mono();
+  timer_addrel(&timers, &j.t, time_from_msec(50));
+  const struct timemono after = time_mono();
+  CHECK(timer_earliest(&timers, &first));
+  CHECK(usec_of(first) >= usec_of(timemono_add(before, time_from_msec(50))));
+  CHECK(usec_of(first) <= usec_of(timemono_add(after, time_from_msec(50))) + 1);
+  CHECK(timers_expire(&timers, after) == NULL);
+  timers_cleanup(&timers);
+}
+
+static void test_many_random(void) {
+  enum { N = 3000 };
+  static struct job jobs[N];
+  struct timers timers;
+  timers_init(&timers, at_usec(0));
+  unsigned long long seed = 99;
+  for (int i = 0; i < N; ++i) {
+    jobs[i].id = i;
+    timer_init(&jobs[i].t);
+    timer_addmono(&timers, &jobs[i].t, at_usec(1 + check_rand(&seed) % 1000000u));
+  }
+  for (int i = 0; i < N; i += 4) timer_del(&timers, &jobs[i].t);
+  uint64_t last = 0;
+  int last_id = -1;
+  size_t got = 0;
+  for (uint64_t now = 0; now <= 1000000u; now += 7919) {
+    struct timer* t;
+    while ((t = timers_expire(&timers, at_usec(now))) != NULL) {
+      struct job* j = tw_container_of(t, struct job, t);
+      const uint64_t d = tw_timer_deadline(timers.wheel, &t->tw);
+      CHECK(d <= now);
+      CHECK(d > last || (d == last && j->id > last_id));
+      CHECK(j->id % 4 != 0);
+      last = d;
+      last_id = j->id;
+      ++got;
+    }
+  }
+  while (timers_expire(&timers, at_usec(2000000u)) != NULL) ++got;
+  CHECK(got == N - N / 4);
+  timers_cleanup(&timers);
+}
+
+int main(void) {
+  RUN(test_empty);
+  RUN(test_one_per_call);
+  RUN(test_granularity_and_moves);
+  RUN(test_many_random);
+  return check_result();
+}
