@@ -544,4 +544,85 @@ class basic_timer_service {
 
 using timer_service = basic_timer_service<>;
 
+// `basic_sharded_timer_service<Clock>`: N services, each with its own worker
+// and wheel, for users whom one worker cannot keep up with. A timer goes to
+// the calling thread's shard (after, at, every), or to the one a key picks
+// (for_key(key).after(...)): timers of one key then fire in order on one
+// thread. cancel and cancel_and_wait from any thread go straight to the
+// owning shard (the id names it): no global lock, no shared word.
+// Thread safety as basic_timer_service.
+template <class Clock = std::chrono::steady_clock>
+class basic_sharded_timer_service {
+ public:
+  using service_type = basic_timer_service<Clock>;
+  using duration = typename Clock::duration;
+  using time_point = typename Clock::time_point;
+  using options = timer_service_options<Clock>;
+
+  // Starts `shards` workers. Throws std::invalid_argument for zero shards,
+  // and what starting a thread throws (the workers started are stopped).
+  explicit basic_sharded_timer_service(std::size_t shards, options opts = {}) {
+    if (shards == 0) throw std::invalid_argument("timerwheel: sharded_timer_service: zero shards");
+    first_ = service_type::next_serial(shards);
+    shards_.reserve(shards);
+    for (std::size_t i = 0; i < shards; ++i)
+      shards_.emplace_back(new service_type(opts, first_ + i));
+  }
+
+  // The shard of the calling thread (the same one for the thread's life).
+  service_type& for_this_thread() noexcept {
+    return *shards_[detail::service_thread_number() % shards_.size()];
+  }
+  // The shard of `key`: key modulo the number of shards.
+  service_type& for_key(std::uint64_t key) noexcept { return *shards_[key % shards_.size()]; }
+  // Shard `i` (i < shards()).
+  service_type& shard(std::size_t i) noexcept { return *shards_[i]; }
+  std::size_t shards() const noexcept { return shards_.size(); }
+
+  // As basic_timer_service's, on the calling thread's shard.
+  template <class F>
+  service_timer_id after(duration delay, F&& f) {
+    return for_this_thread().after(delay, std::forward<F>(f));
+  }
+  template <class F>
+  service_timer_id at(time_point t, F&& f) {
+    return for_this_thread().at(t, std::forward<F>(f));
+  }
+  template <class F>
+  service_timer_id every(duration period, F&& f, missed_ticks policy = missed_ticks::skip) {
+    return for_this_thread().every(period, std::forward<F>(f), policy);
+  }
+
+  // As basic_timer_service's, on the shard that owns the id; an id of no
+  // shard is refused with false. Lock-free; throws nothing.
+  bool cancel(service_timer_id id) noexcept {
+    service_type* s = owner(id);
+    return s != nullptr && s->cancel(id);
+  }
+  bool cancel_and_wait(service_timer_id id) noexcept {
+    service_type* s = owner(id);
+    return s != nullptr && s->cancel_and_wait(id);
+  }
+
+  // Shuts every shard down (one after the other); see basic_timer_service.
+  void shutdown(shutdown_policy policy) {
+    for (auto& s : shards_) s->shutdown(policy);
+  }
+  // Sets the handler of every shard.
+  void set_error_handler(const typename service_type::error_handler& handler) {
+    for (auto& s : shards_) s->set_error_handler(handler);
+  }
+
+ private:
+  service_type* owner(service_timer_id id) noexcept {
+    const std::uint64_t i = id.service - first_;
+    return id.service != 0 && i < shards_.size() ? shards_[i].get() : nullptr;
+  }
+
+  std::uint64_t first_ = 0;  // shard i has serial first_ + i
+  std::vector<std::unique_ptr<service_type>> shards_;
+};
+
+using sharded_timer_service = basic_sharded_timer_service<>;
+
 }  // namespace timerwheel::inline TIMERWHEEL_ABI
