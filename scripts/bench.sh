@@ -10,6 +10,7 @@
 #   results/latest.csv       both tables, one row per figure (columns layout and node_bytes)
 #   results/line64/, results/packed32/   each run's own CSV and plot data
 #   results/plots/*.png      the plots (64-byte nodes; w1packed.png: W1 with packed nodes)
+#   results/lateness.txt     W7a: the event loop's lateness beside Boost.Asio, libuv and libev
 #
 # Usage: bash scripts/bench.sh [--full] [--publish] [--out=DIR] [benchmark arguments...]
 #   quick by default (about 3 minutes on 2 cores); --full runs the whole sweep
@@ -82,6 +83,15 @@ mkdir -p "$out/plots"
 plot_args=("$out")
 ((publish)) && plot_args+=(--publish)
 bash bench/plot.sh "${plot_args[@]}" || status=1
+
+# W7a lateness (docs/workloads.md): a plain program, the event loop's timers beside Boost.Asio,
+# libuv and libev doing the same job; built only when they are found.
+if cmake --build --preset release --target timerwheel_bench_lateness -j "$jobs"; then
+  build/release/bench/lateness/timerwheel_bench_lateness | tee "$out/lateness.txt" || status=$?
+else
+  echo "bench.sh: timerwheel_bench_lateness not built (Boost.Asio, libuv or libev missing?)" >&2
+  status=1
+fi
 
 if ((publish)); then
   # The tables only (from each header on), without Google Benchmark's own lines.
