@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -97,11 +98,15 @@ struct stall_case {
   bool on_grid;         // the late run_due() reads exactly a grid point
 };
 
-std::string name_of(const ::testing::TestParamInfo<stall_case>& info) {
+std::string name_of(const stall_case& c) {
   const char* names[] = {"skip", "burst", "delay"};
-  return std::string(names[static_cast<int>(info.param.policy)]) + "_missed_" +
-         std::to_string(info.param.missed) + (info.param.on_grid ? "_on_grid" : "_off_grid");
+  return std::string(names[static_cast<int>(c.policy)]) + "_missed_" + std::to_string(c.missed) +
+         (c.on_grid ? "_on_grid" : "_off_grid");
 }
+std::string param_name(const ::testing::TestParamInfo<stall_case>& info) {
+  return name_of(info.param);
+}
+void PrintTo(const stall_case& c, std::ostream* os) { *os << name_of(c); }
 
 class Stall : public ::testing::TestWithParam<stall_case> {};
 
@@ -159,7 +164,7 @@ std::vector<stall_case> stall_cases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, Stall, ::testing::ValuesIn(stall_cases()), name_of);
+INSTANTIATE_TEST_SUITE_P(Policies, Stall, ::testing::ValuesIn(stall_cases()), param_name);
 
 TEST(Burst, InterleavesWithOtherTimersInTickOrder) {
   bench b(1ms);

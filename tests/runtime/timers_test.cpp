@@ -336,7 +336,6 @@ struct erratic_clock {
   using period = std::nano;
   using duration = std::chrono::nanoseconds;
   using time_point = std::chrono::time_point<erratic_clock>;
-  static constexpr bool is_steady = false;
   std::shared_ptr<timerwheel_test::rng> g = std::make_shared<timerwheel_test::rng>(5);
   std::shared_ptr<std::int64_t> t = std::make_shared<std::int64_t>(0);
   time_point now() const {
