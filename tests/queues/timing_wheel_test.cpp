@@ -250,13 +250,24 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
   std::uint64_t min_allowed = start;
   std::uint64_t inserted = 0;
   using model_key = std::pair<std::uint64_t, std::uint64_t>;  // (key, insertion #)
-  std::map<model_key, std::uint64_t> model;                   // -> value
+  struct entry {
+    std::uint64_t value;
+    std::size_t slot;  // its handle's index in `handles`, or kNone
+  };
+  constexpr std::size_t kNone = ~std::size_t{0};
+  std::map<model_key, entry> model;
   struct tracked {
     typename wheel_type::elt e;
     model_key at;
     bool live;
   };
-  std::vector<tracked> handles;
+  std::vector<tracked> handles;  // at most kSlots; a new one may replace an old one
+  constexpr std::size_t kSlots = 2048;
+  // The model forgets an element: its handle, if tracked, goes stale.
+  auto forget = [&](typename std::map<model_key, entry>::iterator it) {
+    if (it->second.slot != kNone) handles[it->second.slot].live = false;
+    model.erase(it);
+  };
 
   auto pick_key = [&]() {
     const std::uint64_t r = rng.below(100);
@@ -280,24 +291,30 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       const std::uint64_t value = inserted;
       const auto e = w.add(key, value);
       const model_key at{key, inserted++};
-      model.emplace(at, value);
-      handles.push_back({e, at, true});
+      std::size_t slot = handles.size();
+      if (slot < kSlots) {
+        handles.push_back({e, at, true});
+      } else {
+        slot = rng.below(kSlots);
+        if (handles[slot].live) model.at(handles[slot].at).slot = kNone;
+        handles[slot] = {e, at, true};
+      }
+      model.emplace(at, entry{value, slot});
     } else if (op < 450) {
       if (handles.empty()) continue;
       tracked& h = handles[rng.below(handles.size())];
       ASSERT_EQ(w.remove(h.e), h.live) << "step " << step;
-      if (h.live) model.erase(h.at);
-      h.live = false;
+      if (h.live) forget(model.find(h.at));
     } else if (op < 550) {
       if (handles.empty()) continue;
       tracked& h = handles[rng.below(handles.size())];
       const std::uint64_t key = pick_key();
       ASSERT_EQ(w.change_key(h.e, key), h.live) << "step " << step;
       if (h.live) {
-        const std::uint64_t value = model.at(h.at);
+        const entry moved = model.at(h.at);
         model.erase(h.at);
         h.at = {key, inserted++};
-        model.emplace(h.at, value);
+        model.emplace(h.at, moved);
       }
     } else if (op < 800) {
       const std::optional<typename wheel_type::elt> got = w.min_elt();
@@ -306,13 +323,11 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       } else {
         ASSERT_TRUE(got.has_value()) << "step " << step;
         ASSERT_EQ(w.key(*got), model.begin()->first.first) << "step " << step;
-        ASSERT_EQ(*w.value(*got), model.begin()->second) << "step " << step;
+        ASSERT_EQ(*w.value(*got), model.begin()->second.value) << "step " << step;
         // The pop of an event list, now and then.
         if (rng.percent(50)) {
           ASSERT_TRUE(w.remove(*got));
-          for (tracked& h : handles)
-            if (h.live && h.at == model.begin()->first) h.live = false;
-          model.erase(model.begin());
+          forget(model.begin());
         }
       }
     } else if (op < 950) {
@@ -322,8 +337,8 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
       if (to > min_allowed) {
         while (!model.empty() && model.begin()->first.first < to) {
-          expected.emplace_back(model.begin()->first.first, model.begin()->second);
-          model.erase(model.begin());
+          expected.emplace_back(model.begin()->first.first, model.begin()->second.value);
+          forget(model.begin());
         }
         min_allowed = to;
       }
@@ -333,12 +348,10 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
                                              std::uint64_t&& v) { got.emplace_back(k, v); });
       ASSERT_EQ(got, expected) << "step " << step << " raising to " << to;
       ASSERT_EQ(n, got.size());
-      for (tracked& h : handles)
-        if (h.live && h.at.first < min_allowed) h.live = false;
     } else if (op < 952) {
       w.clear();
       model.clear();
-      for (tracked& h : handles) h.live = false;
+      for (tracked& h : handles) h.live = false;  // rare: a walk is fine
     } else {
       // Queries on any handle, live or not.
       if (handles.empty()) continue;
@@ -346,7 +359,7 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       ASSERT_EQ(w.mem(h.e), h.live) << "step " << step;
       if (h.live) {
         ASSERT_EQ(w.key(h.e), h.at.first);
-        ASSERT_EQ(*w.value(h.e), model.at(h.at));
+        ASSERT_EQ(*w.value(h.e), model.at(h.at).value);
       } else {
         ASSERT_EQ(w.key(h.e), std::nullopt);
       }
@@ -358,10 +371,6 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
     } else {
       ASSERT_EQ(w.min_key(), model.begin()->first.first) << "step " << step;
     }
-    if (handles.size() > 4096) {
-      // Keep the handle list short: forget the oldest half.
-      handles.erase(handles.begin(), handles.begin() + 2048);
-    }
     if (step % 1009 == 0) w.check_invariants();
   }
   w.check_invariants();
@@ -370,7 +379,7 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
   w.increase_min_allowed_key(
       kMax, [&](typename wheel_type::elt, std::uint64_t, std::uint64_t&& v) { got.push_back(v); });
   std::vector<std::uint64_t> expected;
-  for (const auto& [at, v] : model) expected.push_back(v);
+  for (const auto& [at, v] : model) expected.push_back(v.value);
   ASSERT_EQ(got, expected);
   EXPECT_TRUE(w.is_empty());
   w.check_invariants();
