@@ -101,6 +101,20 @@ struct structure_traits<twr::hierarchical_arrays<Tick, twr::radices<Radices...>>
   }
 };
 
+// The event lists of simulators (reference/calendar_queue.hpp, ladder_queue.hpp).
+template <class Tick>
+struct structure_traits<twr::calendar_queue<Tick>> : unbounded {
+  static std::string name() { return "calendar_queue_" + tick_name<Tick>(); }
+};
+
+template <class Tick, std::size_t Threshold, std::size_t MaxRungs>
+struct structure_traits<twr::ladder_queue<Tick, Threshold, MaxRungs>> : unbounded {
+  static std::string name() {
+    return "ladder_queue_" + tick_name<Tick>() + "_" + std::to_string(Threshold) + "_" +
+           std::to_string(MaxRungs);
+  }
+};
+
 // structure_traits<S>::name(), made once.
 template <class S>
 const std::string& name_of() {
@@ -156,24 +170,28 @@ using wheels32 = structure_list<tw::wheel<tw::levels<std::uint32_t, 8, 8, 8, 8>>
                                 tw::wheel<tw::counted<tw::levels<std::uint32_t, 2, 2>>>>;
 
 // The seven schemes with default parameters over `Tick`, but basic_wheel
-// (whose horizon is 2^16 ticks).
+// (whose horizon is 2^16 ticks), and the event lists of simulators.
 template <class Tick>
 using unbounded_schemes =
     structure_list<twr::unordered_list<Tick>, twr::ordered_list<Tick>, twr::binary_heap<Tick>,
                    twr::hashed_wheel_sorted<Tick>, twr::hashed_wheel_unordered<Tick>,
-                   twr::hierarchical_arrays<Tick>>;
+                   twr::hierarchical_arrays<Tick>, twr::calendar_queue<Tick>,
+                   twr::ladder_queue<Tick>>;
 template <class Tick>
 using all_schemes = typename unbounded_schemes<Tick>::template plus<twr::basic_wheel<Tick>>;
 
 // The seven schemes with tiny parameters, where a few ticks already cross
 // tables and arrays: a basic wheel of BasicInterval ticks, hashed wheels of
-// 4 slots, hierarchical arrays of 2 x 3 slots and an overflow list.
+// 4 slots, hierarchical arrays of 2 x 3 slots and an overflow list; and the
+// event lists, the ladder splitting buckets of more than 2 timers into up to
+// 3 rungs.
 template <class Tick, std::size_t BasicInterval>
 using tiny_schemes =
     structure_list<twr::unordered_list<Tick>, twr::ordered_list<Tick>, twr::binary_heap<Tick>,
                    twr::basic_wheel<Tick, BasicInterval>, twr::hashed_wheel_sorted<Tick, 4>,
                    twr::hashed_wheel_unordered<Tick, 4>,
-                   twr::hierarchical_arrays<Tick, twr::radices<2, 3>>>;
+                   twr::hierarchical_arrays<Tick, twr::radices<2, 3>>, twr::calendar_queue<Tick>,
+                   twr::ladder_queue<Tick, 2, 3>>;
 
 // The lockstep groups: the structures that run one stream, so that each runs
 // at least once within its own horizon and at least once beside everything.
