@@ -296,6 +296,8 @@ class timers {
     missed_ticks policy = missed_ticks::skip;
     state status = state::idle;
   };
+  static_assert(sizeof(void*) != 8 || sizeof(node) <= 96,
+                "timers: a node is 96 bytes on 64-bit targets (see the performance note)");
 
   static constexpr std::uint32_t none_ = ~std::uint32_t{0};
   static constexpr std::size_t first_chunk_ = 64;  // chunk c holds 64 << c nodes
