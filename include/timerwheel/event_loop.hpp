@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -172,8 +173,11 @@ class event_loop {
       throw std::invalid_argument("timerwheel: event_loop::run_once: negative max_wait");
     }
     if (stop_requested_.exchange(false, std::memory_order_acquire)) return 0;
-    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(max_wait).count();
-    return wait_and_dispatch(static_cast<int>(std::min<decltype(+ms)>(ms, INT_MAX)));
+    // In floating milliseconds, so that no duration overflows (hours::max()
+    // included); exact for waits up to epoll's limit of INT_MAX ms.
+    const std::chrono::duration<double, std::milli> wait = max_wait;
+    const double ms = std::ceil(wait.count());
+    return wait_and_dispatch(ms >= INT_MAX ? INT_MAX : static_cast<int>(ms));
   }
 
   // Makes the run() in progress return after the callbacks of its current

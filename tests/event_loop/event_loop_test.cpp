@@ -280,6 +280,27 @@ TEST(EventLoop, RunOnceWaitsAtMostItsLimit) {
   EXPECT_LT(waited, 60ms + slack);
 }
 
+TEST(EventLoop, RunOnceTakesAnyDuration) {
+  loop_type loop;
+  pipe_pair p;
+  int calls = 0;
+  loop.watch(p.in(), EPOLLIN, [&](std::uint32_t) {
+    ++calls;
+    p.drain();
+  });
+  p.write();
+  // The longest waits clamp to epoll's limit instead of overflowing; a
+  // ready descriptor ends them at once.
+  EXPECT_EQ(loop.run_once(std::chrono::hours::max()), 1u);
+  p.write();
+  EXPECT_EQ(loop.run_once(std::chrono::nanoseconds::max()), 1u);
+  // A wait of 1 ns is rounded up to 1 ms, not down to a poll.
+  const auto start = steady::now();
+  EXPECT_EQ(loop.run_once(1ns), 0u);
+  EXPECT_GE(steady::now() - start, 1ms);
+  EXPECT_EQ(calls, 2);
+}
+
 TEST(EventLoop, StopEndsRunFromACallbackAndBeforeRun) {
   loop_type loop;
   // A stop made before run() makes it return at once, and is consumed.
