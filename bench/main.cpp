@@ -63,6 +63,9 @@
 #include "adapters/lazy_pq.hpp"
 #include "adapters/reference.hpp"
 #include "adapters/wheel.hpp"
+#if TIMERWHEEL_BENCH_C
+#include "adapters/c_api.hpp"
+#endif
 #include "cases.hpp"
 #include "extras.hpp"
 #include "report.hpp"
@@ -116,6 +119,11 @@ using compared =
               tb::hashed_unordered, tb::hierarchical>;
 using start_stop_compared = type_list<tb::as_start_stop<heap>, tb::as_start_stop<wheel6>,
                                       tb::as_start_stop<wheel8>, tb::as_start_stop<tb::heap4>>;
+#endif
+
+#if TIMERWHEEL_BENCH_C
+// The C face (bench/adapters/c_api.hpp), at N = 1e5 in W1 and W2.
+using c_face = type_list<tb::c_api_adapter, tb::ccan_timer_adapter, tb::hitime_adapter>;
 #endif
 
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +392,13 @@ void register_all(const options& o) {
       add_structures<tb::w1_sequence>(o, type_list<heap_nodekey>{}, w, params, unit, data, w1_run,
                                       z.timers, z.range);
     }
+#if TIMERWHEEL_BENCH_C
+    // The C face at N = 1e5: the C API and the two drop-ins on it, beside wheel6.
+    if (z.timers == 100'000) {
+      add_structures<tb::w1_sequence>(o, c_face{}, w, params, unit, data, w1_run, z.timers,
+                                      z.range);
+    }
+#endif
     auto ref = [data]() -> const tb::run_result& { return data().reference; };
     add_case(
         o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
@@ -422,6 +437,13 @@ void register_all(const options& o) {
       add_structures<tb::w2_sequence>(o, compared{}, "W2 expiry", params,
                                       "ns per timer, schedule+fire", data, w2_run, n, w2_range,
                                       step == 1 ? shape::tick_sweep : shape::sweep);
+#if TIMERWHEEL_BENCH_C
+      if (n == 100'000) {
+        add_structures<tb::w2_sequence>(o, c_face{}, "W2 expiry", params,
+                                        "ns per timer, schedule+fire", data, w2_run, n, w2_range,
+                                        step == 1 ? shape::tick_sweep : shape::sweep);
+      }
+#endif
       // The firing alone: the same runs' second clock window.
       for (std::size_t k = first, end = g_cases.size(); k < end; ++k) {
         const bench_case& e = *g_cases[k];

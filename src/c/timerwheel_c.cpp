@@ -70,6 +70,8 @@ tw_timer* timer_of(Hook& h) noexcept {
 // default configuration is tested first: the branch a hot loop takes.
 template <class F>
 decltype(auto) visit(tw_wheel* w, F&& f) {
+  if (w->config == TW_CONFIG_DEFAULT) [[likely]]
+    return f(static_cast<wheel_box<config_default>*>(w)->wheel, config_default{});
   switch (w->config) {
     case TW_CONFIG_COUNTED:
       return f(static_cast<wheel_box<config_counted>*>(w)->wheel, config_counted{});

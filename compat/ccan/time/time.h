@@ -35,15 +35,15 @@ TW_API struct timemono time_mono(void);
  * nanoseconds, as a relative time. */
 static inline struct timerel time_from_sec(uint64_t sec) {
   struct timerel r;
-  r.ts.tv_sec = (time_t)sec;
+  r.ts.tv_sec = sec; /* converted implicitly: the header is C++ too */
   r.ts.tv_nsec = 0;
   return r;
 }
 
 static inline struct timerel time_from_nsec(uint64_t nsec) {
   struct timerel r;
-  r.ts.tv_sec = (time_t)(nsec / 1000000000u);
-  r.ts.tv_nsec = (long)(nsec % 1000000000u);
+  r.ts.tv_sec = nsec / 1000000000u;
+  r.ts.tv_nsec = nsec % 1000000000u;
   return r;
 }
 
@@ -92,7 +92,8 @@ static inline struct timerel timemono_between(struct timemono end, struct timemo
 
 /* A relative time in whole milliseconds, microseconds, nanoseconds. */
 static inline int64_t time_to_nsec(struct timerel rel) {
-  return (int64_t)rel.ts.tv_sec * 1000000000 + rel.ts.tv_nsec;
+  const int64_t sec = rel.ts.tv_sec;
+  return sec * 1000000000 + rel.ts.tv_nsec;
 }
 
 static inline int64_t time_to_usec(struct timerel rel) { return time_to_nsec(rel) / 1000; }
