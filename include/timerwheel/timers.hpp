@@ -267,8 +267,9 @@ class timers {
   // or cancel made outside run_due() changed next_expiry(), and only then;
   // never during run_due(), whose caller reads next_expiry() afterwards.
   // A timerfd driver re-arms its fd from it. It may schedule and cancel
-  // (each change calls it again, nested), but not replace itself. Throws
-  // nothing.
+  // (each change calls it again, nested), but not replace itself. What it
+  // throws leaves the call that changed the expiry, whose change stands.
+  // Registering throws nothing.
   void watch_next_expiry(detail::unique_function<void()> on_change) noexcept {
     watcher_ = std::move(on_change);
     reported_ = watcher_ ? wheel_.next_deadline() : std::nullopt;

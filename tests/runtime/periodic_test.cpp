@@ -160,7 +160,10 @@ std::vector<stall_case> stall_cases() {
   for (const auto policy :
        {tw::missed_ticks::skip, tw::missed_ticks::burst, tw::missed_ticks::delay})
     for (const std::int64_t missed : {0, 1, 1'000'000})
-      for (const bool on_grid : {true, false}) cases.push_back({policy, missed, on_grid});
+      for (const bool on_grid : {true, false})
+        // A million on the grid adds nothing to a million off it but seconds
+        // of the sanitized build (a burst fires each one).
+        if (missed < 1'000'000 || !on_grid) cases.push_back({policy, missed, on_grid});
   return cases;
 }
 
