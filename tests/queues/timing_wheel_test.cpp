@@ -5,6 +5,7 @@
 // configuration and on narrow levels with a far list.
 #include <timerwheel/timing_wheel.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -249,6 +250,7 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
   wheel_type w(start);
   std::uint64_t min_allowed = start;
   std::uint64_t inserted = 0;
+  std::size_t peak = 0;
   using model_key = std::pair<std::uint64_t, std::uint64_t>;  // (key, insertion #)
   struct entry {
     std::uint64_t value;
@@ -285,7 +287,11 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
   };
 
   for (std::uint64_t step = 0; step < steps; ++step) {
-    const std::uint64_t op = rng.below(1000);
+    std::uint64_t op = rng.below(1000);
+    // Phases of 4096 steps: in every other one the minimum rarely moves, so
+    // that thousands of elements build up across the levels.
+    const bool growing = (step / 4096) % 2 == 1;
+    if (growing && op >= 800 && op < 950 && rng.percent(95)) op = 0;
     if (op < 350) {
       const std::uint64_t key = pick_key();
       const std::uint64_t value = inserted;
@@ -334,6 +340,7 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       // Raise the minimum: usually a little, sometimes past many keys.
       std::uint64_t to = min_allowed + rng.below(rng.percent(80) ? 16 : 1ULL << 21);
       if (rng.percent(30) && !model.empty()) to = model.begin()->first.first + rng.below(3);
+      if (growing) to = min_allowed + rng.below(4);
       std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
       if (to > min_allowed) {
         while (!model.empty() && model.begin()->first.first < to) {
@@ -349,6 +356,7 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       ASSERT_EQ(got, expected) << "step " << step << " raising to " << to;
       ASSERT_EQ(n, got.size());
     } else if (op < 952) {
+      if (growing || !rng.percent(10)) continue;  // rare: about twice in 20,000 steps
       w.clear();
       model.clear();
       for (tracked& h : handles) h.live = false;  // rare: a walk is fine
@@ -372,7 +380,10 @@ void run_differential(std::uint64_t seed, std::uint64_t steps) {
       ASSERT_EQ(w.min_key(), model.begin()->first.first) << "step " << step;
     }
     if (step % 1009 == 0) w.check_invariants();
+    peak = std::max(peak, model.size());
   }
+  // The stream built up a population worth the name.
+  EXPECT_GT(peak, steps >= 20'000 ? 800U : 0U);
   w.check_invariants();
   // Drain everything, in order.
   std::vector<std::uint64_t> got;
