@@ -151,8 +151,9 @@ class timers {
   // Cancels the timer: returns true when it was pending, or is a periodic
   // timer whose callback is running (from that callback, or one it calls):
   // either way it will not run again. False, touching nothing, for a stale
-  // id: fired one-shot (its id is stale once its callback starts), cancelled
-  // timer, or an id of another timers. A pending timer's callback is
+  // id: a fired one-shot timer (its id is stale once its callback starts) or
+  // a cancelled one. An id means something only to the timers that issued
+  // it, as a timer_queue's does. A pending timer's callback is
   // destroyed and its node reusable at once; a running one's when it
   // returns. O(1), plus a look for the next expiry when the earliest timer
   // goes and a watcher is registered. Throws only what the watcher throws.
