@@ -44,7 +44,27 @@ class recorder {
  public:
   explicit recorder(std::size_t n) : requested_(n), lateness_ns_(n), fired_(n, 0) {}
 
-  void armed(std::size_t i, clock::time_point requested) { requested_[i] = requested; }
+  void armed(std::size_t i, clock::time_point requested) {
+    if (i == 0) arming_started_ = clock::now();
+    requested_[i] = requested;
+  }
+
+  // Called once every timer is armed, before the loop first waits.
+  void arming_done() { arming_done_ = clock::now(); }
+
+  // How long arming every timer took.
+  std::chrono::nanoseconds arming_time() const { return arming_done_ - arming_started_; }
+
+  // The lateness of the timers requested for after arming was done: the
+  // loop's own precision, without the wait that arming imposes on the
+  // shortest delays.
+  std::vector<std::chrono::nanoseconds> lateness_after_arming() const {
+    std::vector<std::chrono::nanoseconds> v;
+    for (std::size_t i = 0; i < requested_.size(); ++i) {
+      if (requested_[i] >= arming_done_) v.push_back(lateness_ns_[i]);
+    }
+    return v;
+  }
 
   // Called first thing in timer i's callback.
   void fired(std::size_t i) {
@@ -77,6 +97,8 @@ class recorder {
   std::vector<std::chrono::nanoseconds> lateness_ns_;
   std::vector<unsigned> fired_;
   std::size_t count_ = 0;
+  clock::time_point arming_started_{};
+  clock::time_point arming_done_{};
 };
 
 // p50, p99, max and min of a sample, and how many of it are negative

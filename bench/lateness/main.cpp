@@ -53,6 +53,7 @@ std::string run_timerwheel(const tl::job& j, tl::recorder& rec, std::chrono::mic
     rec.armed(i, requested);
     loop.timers().at(requested, [&rec, i] { rec.fired(i); });
   }
+  rec.arming_done();
   // Far longer than any delay: a loop that stops firing fails the count.
   const auto give_up = tl::clock::now() + 10s;
   while (rec.count() < j.delays.size() && tl::clock::now() < give_up) loop.run_once(1s);
@@ -76,7 +77,7 @@ std::vector<std::chrono::nanoseconds> empty_loop_latency(int samples) {
   return v;
 }
 
-double us(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
+double ms(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
 
 std::string first_line(const char* path, std::string_view key = {}) {
   std::ifstream in(path);
@@ -127,6 +128,8 @@ int main(int argc, char** argv) {
     std::function<std::string(const tl::job&, tl::recorder&, stats_of_loop&)> run;
     std::vector<std::chrono::nanoseconds> lateness{};
     std::vector<std::chrono::nanoseconds> round_p99{};
+    std::vector<std::chrono::nanoseconds> after_arming{};  // timers due after arming was done
+    std::vector<std::chrono::nanoseconds> arming{};        // each round's arming time
     std::string errors{};
     stats_of_loop totals{};
     std::chrono::microseconds tick{};  // ours: the event loop's tick
@@ -182,20 +185,31 @@ int main(int argc, char** argv) {
       if (!err.empty()) e.errors += "round " + std::to_string(round) + ": " + err;
       e.lateness.insert(e.lateness.end(), rec.lateness().begin(), rec.lateness().end());
       e.round_p99.push_back(tl::summarize(rec.lateness()).p99);
+      const auto late = rec.lateness_after_arming();
+      e.after_arming.insert(e.after_arming.end(), late.begin(), late.end());
+      e.arming.push_back(rec.arming_time());
     }
     const auto w = empty_loop_latency(100);
     wake.insert(wake.end(), w.begin(), w.end());
   }
 
   const tl::summary ws = tl::summarize(wake);
-  std::printf("\n%-26s %8s %10s %10s %10s %7s %10s  %s\n", "loop", "firings", "p50 us", "p99 us",
-              "max us", "early", "min us", "p99 by round (min-max) us");
+  // Times in ms. "p99 due after arming": the firings requested for after
+  // the loop had armed every timer (the loop's own precision, without the
+  // wait arming imposes on the shortest delays); "arming": the median time
+  // a round took to arm its timers.
+  std::printf("\n%-25s %7s %8s %8s %8s %6s %8s %9s %7s  %s\n", "loop (ms)", "fired", "p50", "p99",
+              "max", "early", "min", "p99 after", "arming", "p99 by round");
+  std::printf("%-25s %7s %8s %8s %8s %6s %8s %9s %7s\n", "", "", "", "", "", "", "", "arming", "");
   int status = 0;
   for (entry& e : loops) {
     const tl::summary s = tl::summarize(e.lateness);
+    const tl::summary after = tl::summarize(e.after_arming);
+    const tl::summary arming = tl::summarize(e.arming);
     const auto [lo, hi] = std::minmax_element(e.round_p99.begin(), e.round_p99.end());
-    std::printf("%-26s %8zu %10.1f %10.1f %10.1f %7zu %10.1f  %.1f-%.1f\n", e.name.c_str(), s.n,
-                us(s.p50), us(s.p99), us(s.max), s.early, us(s.min), us(*lo), us(*hi));
+    std::printf("%-25s %7zu %8.3f %8.3f %8.3f %6zu %8.3f %9.3f %7.3f  %.3f-%.3f\n", e.name.c_str(),
+                s.n, ms(s.p50), ms(s.p99), ms(s.max), s.early, ms(s.min), ms(after.p99),
+                ms(arming.p50), ms(*lo), ms(*hi));
     if (!e.errors.empty()) {
       std::printf("FAILED %s: %s\n", e.name.c_str(), e.errors.c_str());
       status = 1;
@@ -205,19 +219,21 @@ int main(int argc, char** argv) {
       status = 1;
     }
   }
-  std::printf("%-26s %8zu %10.1f %10.1f %10.1f  (run_once(1 ms) past 1 ms, no timers)\n",
-              "empty event_loop wake-up", ws.n, us(ws.p50), us(ws.p99), us(ws.max));
+  std::printf("%-25s %7zu %8.3f %8.3f %8.3f  (how far past 1 ms run_once(1 ms) returns)\n",
+              "empty event_loop wake-up", ws.n, ms(ws.p50), ms(ws.p99), ms(ws.max));
   for (const entry& e : loops) {
     if (!e.ours) continue;
     const tl::summary tw = tl::summarize(e.lateness);
+    const tl::summary after = tl::summarize(e.after_arming);
     const auto goal = std::chrono::nanoseconds(e.tick) + ws.p99;
     std::printf(
         "\n%s: %llu timerfd wake-ups and %llu timerfd_settime calls for %zu timers\n"
-        "goal: none early (%s); p99 %.1f us <= one tick + the empty loop's p99 = %.1f us (%s)\n",
+        "goal: none early: %s; p99 <= one tick + the empty loop's p99 = %.3f ms: "
+        "all firings %.3f (%s), due after arming %.3f (%s)\n",
         e.name.c_str(), static_cast<unsigned long long>(e.totals.wakeups),
         static_cast<unsigned long long>(e.totals.settime_calls), tw.n,
-        tw.early == 0 ? "met" : "NOT met", us(tw.p99), us(goal),
-        tw.p99 <= goal ? "met" : "not met");
+        tw.early == 0 ? "met" : "NOT met", ms(goal), ms(tw.p99), tw.p99 <= goal ? "met" : "not met",
+        ms(after.p99), after.p99 <= goal ? "met" : "not met");
   }
   return status;
 }

@@ -3,8 +3,11 @@
 // uv_timer (a delay in whole milliseconds from the loop's cached time, which
 // uv_update_time refreshes before each arming) and libev's ev_timer (a delay
 // in seconds from the loop's cached time, which ev_now_update refreshes
-// before each arming). Each runs the job on a loop of its own and returns
-// what went wrong (empty: nothing).
+// before each arming). The requested time of those two is read just before
+// their loop's time, so that it is never after the time they count from:
+// an early firing of theirs is theirs, not a preemption between readings.
+// Each runs the job on a loop of its own and returns what went wrong
+// (empty: nothing).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -37,6 +40,7 @@ inline std::string run_asio(const job& j, recorder& rec) {
       rec.fired(i);
     });
   }
+  rec.arming_done();
   io.run();
   return errors;
 }
@@ -56,8 +60,10 @@ inline std::string run_libuv(const job& j, recorder& rec) {
     uv_timer_init(&loop, &timers[i]);
     slots[i] = {&rec, i};
     timers[i].data = &slots[i];
-    uv_update_time(&loop);
+    // The clock first, then the loop's: a preemption between the two
+    // readings then makes the timer late, never falsely early.
     const auto requested = clock::now() + j.delays[i];
+    uv_update_time(&loop);
     rec.armed(i, requested);
     const auto ms = static_cast<std::uint64_t>(j.delays[i].count());
     if (uv_timer_start(
@@ -70,6 +76,7 @@ inline std::string run_libuv(const job& j, recorder& rec) {
       errors += "uv_timer_start failed; ";
     }
   }
+  rec.arming_done();
   uv_run(&loop, UV_RUN_DEFAULT);
   for (auto& t : timers) uv_close(reinterpret_cast<uv_handle_t*>(&t), nullptr);
   uv_run(&loop, UV_RUN_DEFAULT);
@@ -84,8 +91,8 @@ inline std::string run_libev(const job& j, recorder& rec) {
   std::vector<timer_slot> slots(j.delays.size());
   for (std::size_t i = 0; i < j.delays.size(); ++i) {
     slots[i] = {&rec, i};
-    ev_now_update(loop);
     const auto requested = clock::now() + j.delays[i];
+    ev_now_update(loop);
     rec.armed(i, requested);
     const double seconds = static_cast<double>(j.delays[i].count()) / 1e3;
     ev_timer_init(
@@ -98,6 +105,7 @@ inline std::string run_libev(const job& j, recorder& rec) {
     timers[i].data = &slots[i];
     ev_timer_start(loop, &timers[i]);
   }
+  rec.arming_done();
   ev_run(loop, 0);
   ev_loop_destroy(loop);
   return {};
