@@ -76,17 +76,24 @@ class aging_queue {
   // the queue, the item stays pending with its id, behind the items due at
   // the same count; thrown while it moves into the result, it is gone.
   std::optional<T> pop() {
+    constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
     if (items_.empty()) return std::nullopt;
-    // The exact earliest due count; while items wait in the pull form's
-    // queue, theirs (the wheel's time, which they were queued at).
-    const std::uint64_t due = *items_.next_deadline();
-    if (std::max(due, counter_) == std::numeric_limits<std::uint64_t>::max())
+    if (counter_ == top)
       throw std::overflow_error("timerwheel: aging_queue::pop: the counter passes 2^64 - 1");
-    // Queues, in push order, the items due at `due` behind any queued
-    // already. The wheel's time never passes `due`: no item is due before it.
-    items_.advance(due);
+    // Items queued by the pull form are due at the wheel's time, which they
+    // were queued at, and were pushed before any other item due then: the
+    // first of them is first.
     std::optional<std::pair<timer_id, T>> first = items_.take_expired();
-    counter_ = std::max(counter_, due) + 1;
+    if (!first) {
+      // None queued: queue, in push order, the items of the exact earliest
+      // due count. The wheel's time never passes it: no item is due before.
+      const std::uint64_t due = *items_.next_deadline();
+      if (due == top)
+        throw std::overflow_error("timerwheel: aging_queue::pop: the counter passes 2^64 - 1");
+      items_.advance(due);
+      first = items_.take_expired();
+    }
+    counter_ = std::max(counter_, items_.now()) + 1;
     return std::optional<T>(std::move(first->second));
   }
 
