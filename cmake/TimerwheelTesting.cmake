@@ -3,7 +3,8 @@
 #   timerwheel_add_test(NAME <name>
 #                       SOURCES <files...>
 #                       [LIBS <libs...>]
-#                       [LABELS <labels...>])
+#                       [LABELS <labels...>]
+#                       [SHARDS <n>])
 #
 # Builds executable <name> from SOURCES, links it to timerwheel::timerwheel,
 # timerwheel_dev (warnings/sanitizers), the tests' support code
@@ -12,6 +13,12 @@
 # registers every GoogleTest case with ctest as "<name>.<Suite>.<Test>"
 # (discovered when ctest runs, so a broken binary shows up as a failing test
 # rather than a build error). LABELS become ctest labels (`ctest -L <label>`).
+#
+# SHARDS <n>: instead of one ctest entry (and one process) per GoogleTest case,
+# n entries "<name>.shard<i>of<n>", each running every n-th case in one process
+# (GoogleTest's own sharding). For binaries of hundreds of small typed cases,
+# where starting a sanitized process per case costs more than the cases do;
+# a failure still prints the case's full name.
 # A test labelled `threads` (it starts threads) is also a dependency of the
 # target `timerwheel_threaded_tests`, which builds only those binaries: the
 # tsan preset builds it and runs `ctest -L threads`.
@@ -22,7 +29,7 @@ find_package(GTest REQUIRED)
 include(GoogleTest)
 
 function(timerwheel_add_test)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME" "SOURCES;LIBS;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;SHARDS" "SOURCES;LIBS;LABELS")
 
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "timerwheel_add_test: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -41,6 +48,18 @@ function(timerwheel_add_test)
     timerwheel_test_support
     GTest::gtest_main
     ${ARG_LIBS})
+
+  if(ARG_SHARDS)
+    math(EXPR last "${ARG_SHARDS} - 1")
+    foreach(index RANGE ${last})
+      set(test_name "${ARG_NAME}.shard${index}of${ARG_SHARDS}")
+      add_test(NAME ${test_name} COMMAND ${ARG_NAME} --gtest_brief=1)
+      set_tests_properties(${test_name} PROPERTIES
+        ENVIRONMENT "GTEST_TOTAL_SHARDS=${ARG_SHARDS};GTEST_SHARD_INDEX=${index}"
+        LABELS "${ARG_LABELS}")
+    endforeach()
+    return()
+  endif()
 
   gtest_discover_tests(${ARG_NAME}
     TEST_PREFIX "${ARG_NAME}."
