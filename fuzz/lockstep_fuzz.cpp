@@ -31,6 +31,9 @@
 #include "support/lockstep.hpp"
 #include "support/op_generator.hpp"
 #include "support/structures.hpp"
+#if TIMERWHEEL_FUZZ_C
+#include "support/c_structure.hpp"
+#endif
 
 namespace {
 
@@ -93,8 +96,20 @@ using fuzz_schemes =
 //                just below 2^32.
 //   4 tiny:      tiny wheels (2-bit levels, far lists) and the schemes with
 //                tiny tables, within 64 ticks, from just below 2^32.
-using fuzz_every = tt::concat_t<tt::wheels64, tt::wheels32, fuzz_schemes<u64>, fuzz_schemes<u32>>;
-using fuzz_bounded64 = tt::concat_t<tt::wheels64, fuzz_schemes<u64>>;
+// The C face (the C API of the compiled library, tests/support/c_structure.hpp)
+// joins every group but tiny, when the C library is built.
+#if TIMERWHEEL_FUZZ_C
+using c_lanes64 = tt::c_wheels64;
+using c_lanes32 = tt::c_wheels32;
+#else
+using c_lanes64 = tt::structure_list<>;
+using c_lanes32 = tt::structure_list<>;
+#endif
+using fuzz_every = tt::concat_t<tt::wheels64, tt::wheels32, fuzz_schemes<u64>, fuzz_schemes<u32>,
+                                c_lanes64, c_lanes32>;
+using fuzz_bounded64 = tt::concat_t<tt::wheels64, fuzz_schemes<u64>, c_lanes64>;
+using fuzz_wide64 = tt::concat_t<tt::group_wide64, c_lanes64>;
+using fuzz_wrap32 = tt::concat_t<tt::group_wrap32, c_lanes64, c_lanes32>;
 using fuzz_tiny = tt::concat_t<
     tt::structure_list<tw::wheel<tw::levels<u32, 2, 2>>, tw::wheel<tw::levels<u32, 2, 2, 2>>,
                        tw::wheel<tw::levels<u64, 2, 2>>, tw::wheel<tw::levels<u64, 1, 3>>>,
@@ -139,10 +154,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       run<fuzz_bounded64>(in, size, group_names[group]);
       break;
     case 2:
-      run<tt::group_wide64>(in, size, group_names[group]);
+      run<fuzz_wide64>(in, size, group_names[group]);
       break;
     case 3:
-      run<tt::group_wrap32>(in, size, group_names[group]);
+      run<fuzz_wrap32>(in, size, group_names[group]);
       break;
     default:
       run<fuzz_tiny>(in, size, group_names[group]);

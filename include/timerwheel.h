@@ -202,6 +202,14 @@ TW_API uint64_t tw_time_until_next(const tw_wheel* w);
  * timers of coarse slots. */
 TW_API tw_status tw_expire_all(tw_wheel* w, tw_callback cb, void* user, size_t* fired);
 
+/* Called for each pending timer by tw_for_each_pending. It may not
+ * schedule, cancel, advance or change the wheel in any way. */
+typedef void (*tw_visitor)(const tw_timer* timer, void* user);
+
+/* Calls visit(timer, user) for every pending timer, in no promised order.
+ * Returns TW_EINVAL for a null wheel or visitor. O(n + slots). */
+TW_API tw_status tw_for_each_pending(const tw_wheel* w, tw_visitor visit, void* user);
+
 /* Drops every pending timer; each becomes idle, none fires. O(n + slots).
  * Never from one of the wheel's callbacks. */
 TW_API void tw_clear(tw_wheel* w);

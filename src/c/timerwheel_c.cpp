@@ -66,6 +66,11 @@ tw_timer* timer_of(Hook& h) noexcept {
   return reinterpret_cast<tw_timer*>(&h);
 }
 
+template <class Hook>
+const tw_timer* timer_of(const Hook& h) noexcept {
+  return reinterpret_cast<const tw_timer*>(&h);
+}
+
 // Calls f(wheel, Config{}) with the wheel of `w`'s configuration. The
 // default configuration is tested first: the branch a hot loop takes.
 template <class F>
@@ -308,6 +313,16 @@ tw_status tw_expire_all(tw_wheel* w, tw_callback cb, void* user, size_t* fired) 
       return wheel.expire_all(c_callback{cb, user});
     });
     if (fired != nullptr) *fired = n;
+  });
+}
+
+tw_status tw_for_each_pending(const tw_wheel* w, tw_visitor visitor, void* user) {
+  if (w == nullptr || visitor == nullptr)
+    return fail(w, TW_EINVAL, "tw_for_each_pending", "a null wheel or visitor");
+  return guarded(w, "tw_for_each_pending", TW_EINTERNAL, [&] {
+    visit(w, [&](const auto& wheel, auto) {
+      wheel.for_each_pending([&](const auto& h) { visitor(timer_of(h), user); });
+    });
   });
 }
 
