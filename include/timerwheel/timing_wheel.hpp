@@ -47,7 +47,8 @@ namespace timerwheel::inline TIMERWHEEL_ABI {
 // Names one element of a timing_wheel (Jane Street's Elt.t / Alarm.t). It
 // stays safe after its element is removed: every member refuses it from then
 // on (mem() is false), even once its storage holds another element. A
-// default-constructed handle is never a member (Alarm.null).
+// default-constructed handle is never a member (Alarm.null). A handle means
+// something only to the timing wheel that returned it.
 struct timing_wheel_elt {
   std::uint32_t index = 0;
   std::uint32_t generation = 0;
