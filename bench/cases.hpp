@@ -69,7 +69,8 @@ inline constexpr std::uint64_t w3_spans[] = {std::uint64_t{1} << 40, std::uint64
 inline constexpr std::uint64_t w2_range = std::uint64_t{1} << 20;
 inline constexpr std::size_t w2_sizes[] = {1'000, 100'000, 1'000'000};
 inline constexpr std::size_t w2_quick_max = 100'000;
-inline constexpr std::size_t w6_sizes[] = {100, 10'000, 1'000'000};
+inline constexpr std::size_t w6_sizes[] = {100, 1'000, 10'000, 100'000, 1'000'000};
+inline constexpr std::size_t w6_quick_sizes[] = {100, 10'000, 1'000'000};
 inline constexpr std::size_t w6_full_holds = 2'000'000;
 inline constexpr std::size_t w6_quick_holds = 200'000;
 

@@ -272,9 +272,16 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
     const std::string params = std::string("N=1e6 R=2^20 ") + stat;
     goal("W5 " + params + " wheel6 / heap", ratio("W5 tail", params, "wheel6", "heap"), 1);
   }
-  for (const char* n : {"1e4", "1e6"}) {
-    const std::string params = std::string("N=") + n + " exp";
-    goal("W6 " + params + " wheel6 / heap", ratio("W6 hold", params, "wheel6", "heap"), 0.5);
+  // W6: at most half the heap from N = 1e4, and at or ahead of the simulators' event lists at
+  // every N and increment distribution (rows not run are left out).
+  for (const char* n : {"100", "1e3", "1e4", "1e5", "1e6"}) {
+    for (const char* d : {"exp", "unif", "bimodal", "tri", "trace"}) {
+      const std::string params = std::string("N=") + n + " " + d;
+      if (n[1] == 'e' && n[2] >= '4')
+        goal("W6 " + params + " wheel6 / heap", ratio("W6 hold", params, "wheel6", "heap"), 0.5);
+      for (const char* list : {"calendar", "ladder"})
+        goal("W6 " + params + " wheel6 / " + list, ratio("W6 hold", params, "wheel6", list), 1);
+    }
   }
   for (const char* peer : {"libevent", "libuv", "asio"}) {
     for (const char* n : {"1e5", "1e6"}) {

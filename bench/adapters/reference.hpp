@@ -1,4 +1,5 @@
-// The seven schemes of Varghese & Lauck (include/timerwheel/reference), as shipped, each with
+// The seven schemes of Varghese & Lauck (include/timerwheel/reference), and the calendar and
+// ladder queues of simulators, as shipped, each with
 // the sizes where it is hopeless left out (the table says which and why).
 #pragma once
 
@@ -39,6 +40,9 @@ TIMERWHEEL_BENCH_SCHEME(hashed_unordered, "s6_hash_unord", ref::hashed_wheel_uno
                         ~std::size_t{0}, ~0ull, 1'000,
                         "each tick examines n / 256 timers, next_deadline is O(n)", 1'000, 100)
 TIMERWHEEL_BENCH_SCHEME(hierarchical, "s7_hier", ref::hierarchical_arrays<>)
+// The event lists of simulators (W6 hold).
+TIMERWHEEL_BENCH_SCHEME(calendar, "calendar", ref::calendar_queue<>)
+TIMERWHEEL_BENCH_SCHEME(ladder, "ladder", ref::ladder_queue<>)
 
 #undef TIMERWHEEL_BENCH_SCHEME
 
