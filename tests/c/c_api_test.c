@@ -301,6 +301,31 @@ static void test_wrap32(void) {
   tw_wheel_free(w);
 }
 
+static void count_visit(const tw_timer* t, void* user) {
+  CHECK(tw_timer_pending(t));
+  ++*(size_t*)user;
+}
+
+static void test_for_each_pending(void) {
+  tw_wheel* w;
+  CHECK(tw_wheel_new(&w, TW_CONFIG_DEFAULT, 0) == TW_OK);
+  struct item items[10];
+  for (int i = 0; i < 10; ++i) {
+    items[i].id = i;
+    tw_timer_init(&items[i].timer);
+    tw_schedule(w, &items[i].timer, (uint64_t)i * 1000u);
+  }
+  tw_cancel(w, &items[3].timer);
+  size_t queued = 0;
+  CHECK(tw_advance_pull(w, 1000, &queued) == TW_OK && queued == 2); /* queued ones count */
+  size_t seen = 0;
+  CHECK(tw_for_each_pending(w, count_visit, &seen) == TW_OK);
+  CHECK(seen == 9);
+  CHECK(tw_for_each_pending(w, NULL, NULL) == TW_EINVAL);
+  CHECK(tw_for_each_pending(NULL, count_visit, &seen) == TW_EINVAL);
+  tw_wheel_free(w);
+}
+
 static void test_free_pending(void) {
   /* Freeing or clearing a wheel leaves its timers idle. */
   tw_wheel* w;
@@ -324,6 +349,7 @@ int main(void) {
   RUN(test_reentry);
   RUN(test_advance_to_next);
   RUN(test_wrap32);
+  RUN(test_for_each_pending);
   RUN(test_free_pending);
   return check_result();
 }
