@@ -74,7 +74,9 @@ class aging_queue {
   // std::overflow_error, changing nothing, when the counter would pass
   // 2^64 - 1. What moving T throws is basic: thrown while the item leaves
   // the queue, the item stays pending with its id, behind the items due at
-  // the same count; thrown while it moves into the result, it is gone.
+  // the same count, and the counter has made its jump but not its step;
+  // thrown while it moves into the result, the item is gone and the counter
+  // has moved. T needs no move assignment.
   std::optional<T> pop() {
     constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
     if (items_.empty()) return std::nullopt;
@@ -83,18 +85,19 @@ class aging_queue {
     // Items queued by the pull form are due at the wheel's time, which they
     // were queued at, and were pushed before any other item due then: the
     // first of them is first.
+    if (std::optional<std::pair<timer_id, T>> first = items_.take_expired())
+      return popped(first->second);
+    // None queued: queue, in push order, the items of the exact earliest due
+    // count. The wheel's time never passes it: no item is due before it.
+    const std::uint64_t due = *items_.next_deadline();
+    if (due == top)
+      throw std::overflow_error("timerwheel: aging_queue::pop: the counter passes 2^64 - 1");
+    items_.advance(due);
+    // The jump, made before the take: the wheel's time never passes the
+    // counter, even when taking the item throws.
+    counter_ = std::max(counter_, due);
     std::optional<std::pair<timer_id, T>> first = items_.take_expired();
-    if (!first) {
-      // None queued: queue, in push order, the items of the exact earliest
-      // due count. The wheel's time never passes it: no item is due before.
-      const std::uint64_t due = *items_.next_deadline();
-      if (due == top)
-        throw std::overflow_error("timerwheel: aging_queue::pop: the counter passes 2^64 - 1");
-      items_.advance(due);
-      first = items_.take_expired();
-    }
-    counter_ = std::max(counter_, items_.now()) + 1;
-    return std::optional<T>(std::move(first->second));
+    return popped(first->second);
   }
 
   // Removes a pending item, destroying its value. Returns false, touching
@@ -153,6 +156,13 @@ class aging_queue {
   }
 
  private:
+  // The end of a pop: the counter moves past the item's due count, and its
+  // value moves into the result (built in place: no further move).
+  std::optional<T> popped(T& value) {
+    counter_ = std::max(counter_, items_.now()) + 1;
+    return std::optional<T>(std::move(value));
+  }
+
   std::uint64_t counter_;
   timer_queue<T, Config> items_;
 };

@@ -168,6 +168,54 @@ TEST(AgingQueue, ClearKeepsTheCounter) {
   EXPECT_EQ(q.pop(), 2);
 }
 
+// A value whose move constructor throws when told to.
+struct fragile {
+  static inline int moves_until_throw = -1;  // -1: never
+  int value = 0;
+  explicit fragile(int v) : value(v) {}
+  fragile(fragile&& o) : value(o.value) {
+    if (moves_until_throw >= 0 && moves_until_throw-- == 0) throw std::runtime_error("move");
+  }
+  fragile(const fragile&) = delete;
+  fragile& operator=(const fragile&) = delete;
+  fragile& operator=(fragile&&) = delete;
+  ~fragile() = default;
+};
+
+TEST(AgingQueue, ThrowingMovesKeepTheQueueWhole) {
+  tw::aging_queue<fragile> q;
+  fragile::moves_until_throw = 0;  // the move into the node
+  EXPECT_THROW(q.push(fragile(1), 0), std::runtime_error);
+  EXPECT_TRUE(q.empty());  // strong: nothing pushed
+  fragile::moves_until_throw = -1;
+  const auto a = q.push(fragile(1), 2);
+  q.push(fragile(2), 2);
+  // The move out of the node throws: the item stays, with its id, now
+  // behind the other item of its due count; the counter has jumped to that
+  // count (nothing was due before it) but not stepped past it.
+  fragile::moves_until_throw = 0;
+  EXPECT_THROW(q.pop(), std::runtime_error);
+  EXPECT_EQ(q.counter(), 2U);
+  EXPECT_TRUE(q.contains(a));
+  EXPECT_EQ(q.size(), 2U);
+  q.check_invariants();
+  fragile::moves_until_throw = -1;
+  // An immediate push now is due at 2, behind both.
+  q.push(fragile(3), 0);
+  EXPECT_EQ(q.pop()->value, 2);
+  EXPECT_EQ(q.counter(), 3U);
+  EXPECT_EQ(q.pop()->value, 1);
+  EXPECT_EQ(q.pop()->value, 3);
+  // The move into the result throws: the item is gone, the counter moved.
+  q.push(fragile(4), 0);
+  fragile::moves_until_throw = 1;
+  EXPECT_THROW(q.pop(), std::runtime_error);
+  fragile::moves_until_throw = -1;
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.counter(), 6U);
+  q.check_invariants();
+}
+
 // The property test: a random stream of pushes (priorities from 0 to far
 // ahead), pops, removes and ticks, run in lockstep with a model that keeps
 // the items ordered by (due, push order) and the counter by the rules of

@@ -236,6 +236,37 @@ TEST(TimingWheel, ClearAndIteration) {
   w.check_invariants();
 }
 
+// A value whose move constructor throws when told to.
+struct fragile {
+  static inline int moves_until_throw = -1;  // -1: never
+  int value = 0;
+  explicit fragile(int v) : value(v) {}
+  fragile(fragile&& o) : value(o.value) {
+    if (moves_until_throw >= 0 && moves_until_throw-- == 0) throw std::runtime_error("move");
+  }
+  fragile(const fragile&) = delete;
+  fragile& operator=(const fragile&) = delete;
+  fragile& operator=(fragile&&) = delete;
+  ~fragile() = default;
+};
+
+TEST(TimingWheel, AddIsStrongWhenTheValuesMoveThrows) {
+  tw::timing_wheel<fragile> w;
+  const auto a = w.add(5, fragile(1));
+  w.min_elt();  // the front holds key 5: a key below 5 would go to the early map
+  fragile::moves_until_throw = 0;
+  EXPECT_THROW(w.add(7, fragile(2)), std::runtime_error);
+  fragile::moves_until_throw = -1;
+  EXPECT_EQ(w.length(), 1U);
+  EXPECT_EQ(w.min_elt(), a);
+  w.check_invariants();
+  // The slot the failed add took is reused cleanly.
+  const auto b = w.add(6, fragile(3));
+  EXPECT_EQ(w.value(b)->value, 3);
+  EXPECT_EQ(w.length(), 2U);
+  w.check_invariants();
+}
+
 // The differential test: random streams of every operation, in lockstep
 // with a model that keeps (key, insertion number) -> value and the minimum
 // allowed key. Keys range from the minimum itself to far ahead, so that the
