@@ -326,6 +326,23 @@ static void test_for_each_pending(void) {
   tw_wheel_free(w);
 }
 
+static void test_check_finds_a_broken_link(void) {
+  /* Two timers in one slot; a's back link is bent to point at itself. */
+  tw_wheel* w;
+  CHECK(tw_wheel_new(&w, TW_CONFIG_DEFAULT, 0) == TW_OK);
+  tw_timer a = TW_TIMER_INIT, b = TW_TIMER_INIT;
+  tw_schedule(w, &a, 100);
+  tw_schedule(w, &b, 100);
+  CHECK(tw_check(w) == TW_OK);
+  void* const saved = b.tw_private_links[1];
+  b.tw_private_links[1] = &b;
+  CHECK(tw_check(w) == TW_ECHECK);
+  CHECK(strstr(tw_last_error(w), "invariant") != NULL);
+  b.tw_private_links[1] = saved;
+  CHECK(tw_check(w) == TW_OK);
+  tw_wheel_free(w);
+}
+
 static void test_free_pending(void) {
   /* Freeing or clearing a wheel leaves its timers idle. */
   tw_wheel* w;
@@ -350,6 +367,7 @@ int main(void) {
   RUN(test_advance_to_next);
   RUN(test_wrap32);
   RUN(test_for_each_pending);
+  RUN(test_check_finds_a_broken_link);
   RUN(test_free_pending);
   return check_result();
 }

@@ -139,7 +139,22 @@ static void test_many_random(void) {
   timers_cleanup(&timers);
 }
 
+static void test_time_helpers(void) {
+  CHECK(time_to_nsec(time_from_sec(2)) == 2000000000);
+  CHECK(time_to_msec(time_from_msec(1500)) == 1500);
+  CHECK(time_to_usec(time_from_usec(2500001)) == 2500001);
+  CHECK(time_to_nsec(time_from_nsec(1999999999)) == 1999999999);
+  const struct timemono a = at_usec(999999);
+  const struct timemono b = timemono_add(a, time_from_usec(2)); /* carries into tv_sec */
+  CHECK(b.ts.tv_sec == 1 && b.ts.tv_nsec == 1000);
+  CHECK(timemono_before(a, b) && timemono_after(b, a) && !timemono_eq(a, b));
+  CHECK(time_to_usec(timemono_between(b, a)) == 2);
+  const struct timemono now = time_mono(), later = time_mono();
+  CHECK(!timemono_before(later, now));
+}
+
 int main(void) {
+  RUN(test_time_helpers);
   RUN(test_empty);
   RUN(test_one_per_call);
   RUN(test_granularity_and_moves);
