@@ -74,9 +74,14 @@ TEST(TimingWheel, MaxAllowedKeyKeepsJaneStreetsPromise) {
   far.add(300, 2);
   far.add(1ULL << 40, 4);
   far.add(5, 1);
+  const auto top = far.add(kMax, 6);
+  far.add(kMax - 1, 5);
   std::vector<int> order;
   far.increase_min_allowed_key(kMax, [&](auto, std::uint64_t, int&& v) { order.push_back(v); });
-  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5}));
+  // The largest key stays: nothing lies above it.
+  EXPECT_EQ(far.min_elt(), top);
+  EXPECT_EQ(far.min_key(), kMax);
   far.check_invariants();
 }
 
