@@ -61,6 +61,10 @@ plot w2fire 'W2 expiry (step R/1024): fire alone' 'ns per timer' 'N timers' \
   'set xrange [50:2e6]'
 plot w6 'W6 hold (exponential increments)' 'ns per hold' 'N events' \
   'set xrange [50:2e6]'
+plot w6unif 'W6 hold (uniform increments)' 'ns per hold' 'N events' 'set xrange [50:2e6]'
+plot w6bimodal 'W6 hold (bimodal increments)' 'ns per hold' 'N events' 'set xrange [50:2e6]'
+plot w6tri 'W6 hold (triangular increments)' 'ns per hold' 'N events' 'set xrange [50:2e6]'
+plot w6trace 'W6 hold (packet-link trace)' 'ns per hold' 'N events' 'set xrange [50:2e6]'
 plot w1ss 'W1 start/stop without advancing (event loops)' 'ns per pair' 'N pending timers' \
   'set xrange [50:2e6]'
 plot w5 'W5 tail: single 1-tick advances, W1 at N = 1e6' 'fraction of advances slower' \
