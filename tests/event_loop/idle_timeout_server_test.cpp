@@ -10,7 +10,7 @@
 //
 // Sizes and times (environment, for longer runs): TIMERWHEEL_IDLE_CLIENTS
 // (1000), TIMERWHEEL_IDLE_TIMEOUT_MS (800), TIMERWHEEL_IDLE_TOLERANCE_MS
-// (250).
+// (150).
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
@@ -173,10 +173,12 @@ const char* name_of(role r) {
 TEST(IdleTimeoutServer, ClosesExactlyTheIdleConnectionsOnTime) {
   const long n_main = env_or("TIMERWHEEL_IDLE_CLIENTS", 1000);
   const ms timeout{env_or("TIMERWHEEL_IDLE_TIMEOUT_MS", 800)};
-  // Scheduling: the server and this test share a loaded machine (two cores
-  // here, sanitizers on); a close may reach the client this much later than
-  // the server's tick allows, and no later.
-  const ms tolerance{env_or("TIMERWHEEL_IDLE_TOLERANCE_MS", 250)};
+  // Scheduling: the server and this test share a loaded machine (two cores,
+  // sanitizers on, other builds running); a close may reach the client this
+  // much later than the server's tick allows, and no later. Under a load of
+  // 10 the latest close came 34 ms after the timeout (ticks included), so
+  // 150 ms leaves a margin of four and still catches a timer a level late.
+  const ms tolerance{env_or("TIMERWHEEL_IDLE_TOLERANCE_MS", 150)};
   const ms tick{10};
   const long n_each = 50;  // resetting, half-closing and late idle clients
   const auto n_total = static_cast<std::size_t>(n_main + 3 * n_each);
@@ -334,6 +336,7 @@ TEST(IdleTimeoutServer, ClosesExactlyTheIdleConnectionsOnTime) {
   // tolerance] after its last words.
   std::size_t failures = 0;
   std::vector<ms> idle_after;
+  ms worst_after_echo{0};
   for (std::size_t i = 0; i < clients.size(); ++i) {
     const client& c = clients[i];
     auto report = [&](const std::string& what) {
@@ -356,6 +359,7 @@ TEST(IdleTimeoutServer, ClosesExactlyTheIdleConnectionsOnTime) {
         const auto low = *c.closed - c.first_send;
         const auto high = *c.closed - *c.first_echo;
         idle_after.push_back(std::chrono::duration_cast<ms>(low));
+        worst_after_echo = std::max(worst_after_echo, std::chrono::duration_cast<ms>(high));
         if (low < timeout) {
           report("closed early, " + std::to_string(std::chrono::duration_cast<ms>(low).count()) +
                  " ms after its last words");
@@ -383,11 +387,13 @@ TEST(IdleTimeoutServer, ClosesExactlyTheIdleConnectionsOnTime) {
   if (!idle_after.empty()) {
     std::sort(idle_after.begin(), idle_after.end());
     std::printf(
-        "%zu idle clients closed between %lld and %lld ms after their last words "
-        "(timeout %lld ms, tick %lld ms)\n",
+        "%zu idle clients closed between %lld and %lld ms after their last words, at most %lld "
+        "ms after their echo (timeout %lld ms, tick %lld ms, bound %lld ms)\n",
         idle_after.size(), static_cast<long long>(idle_after.front().count()),
-        static_cast<long long>(idle_after.back().count()), static_cast<long long>(timeout.count()),
-        static_cast<long long>(tick.count()));
+        static_cast<long long>(idle_after.back().count()),
+        static_cast<long long>(worst_after_echo.count()), static_cast<long long>(timeout.count()),
+        static_cast<long long>(tick.count()),
+        static_cast<long long>((timeout + 2 * tick + tolerance).count()));
   }
 
   for (client& c : clients) {
