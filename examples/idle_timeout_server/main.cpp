@@ -98,9 +98,12 @@ class server {
       if (fd < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) return;
         if (errno == EINTR || errno == ECONNABORTED) continue;
-        // EMFILE and the like: the pending connection waits in the backlog;
-        // the count tells the operator (a real server would also back off).
+        // EMFILE and the like: the pending connection waits in the backlog.
+        // The listener stays readable, so stop watching it for a while
+        // instead of spinning on it; idle timeouts free descriptors meanwhile.
         ++counts_.errors;
+        loop_.modify(listener_, 0);
+        loop_.timers().after(100ms, [this] { loop_.modify(listener_, EPOLLIN); });
         return;
       }
       ++counts_.accepted;
