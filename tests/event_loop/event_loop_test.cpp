@@ -243,6 +243,27 @@ TEST(EventLoop, TimersFireThroughTheLoopNeverEarly) {
   EXPECT_LE(loop.timer_stats().wakeups, 4u);
 }
 
+TEST(EventLoop, DescriptorAndTimerCallbacksDriveEachOther) {
+  loop_type loop;
+  pipe_pair p;
+  int reads = 0;
+  // Each read schedules a timer 10 ms later that writes to the pipe again:
+  // three rounds of descriptor, timer, descriptor.
+  loop.watch(p.in(), EPOLLIN, [&](std::uint32_t) {
+    p.drain();
+    if (++reads < 3) loop.timers().after(10ms, [&] { p.write(); });
+  });
+  p.write();
+  const auto start = steady::now();
+  while (reads < 3 && steady::now() < start + 30ms + slack) loop.run_once(1s);
+  EXPECT_EQ(reads, 3);
+  // Each timer was armed by the descriptor callback (outside run_due: one
+  // settime each) and woke the loop once.
+  EXPECT_EQ(loop.timer_stats().wakeups, 2u);
+  EXPECT_EQ(loop.timer_stats().settime_calls, 2u);
+  EXPECT_TRUE(loop.timers().empty());
+}
+
 TEST(EventLoop, IdleLoopMakesNoTimerfdWakeUps) {
   loop_type loop;
   const auto start = steady::now();
