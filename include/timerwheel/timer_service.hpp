@@ -29,6 +29,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -224,6 +225,9 @@ class basic_timer_service {
   // Times the worker woke from sleep (by a submission, a shutdown or its
   // own time): zero while idle, for tests and tuning.
   std::uint64_t wakeups() const noexcept { return wake_.wakeups(); }
+  // Timer entries the service has made (idle ones included): its memory is
+  // about 128 bytes times this, plus the worker's wheel. Lock-free.
+  std::size_t capacity() const noexcept { return pool_.capacity(); }
   // The tick length and the clock deadlines are read on.
   const tick_clock<Clock>& clock() const noexcept { return clock_; }
 
@@ -285,8 +289,8 @@ class basic_timer_service {
     static_assert(std::is_invocable_v<std::decay_t<F>&>,
                   "timer_service: a callback is called with no arguments");
     if (closed_.load(std::memory_order_acquire)) refuse();
-    bool grew = false;
-    entry& e = pool_.acquire(grew);
+    entry* idle = pool_.try_acquire();
+    entry& e = idle != nullptr ? *idle : acquire_slow();
     const std::uint32_t generation = detail::service_word::generation(e.word.load());
     try {
       e.callback = detail::unique_function<void()>(std::forward<F>(f));
@@ -303,6 +307,7 @@ class basic_timer_service {
                                    type == kind::once ? 0 : detail::service_word::periodic);
     e.word.store(queued, std::memory_order_relaxed);
     queue_.push(e.submit_node);
+    count_message();
     if (closed_.load(std::memory_order_seq_cst)) {
       // Shutdown came between the first look and the push: withdraw, unless
       // the worker took the submission first (then it stands, and the
@@ -312,11 +317,54 @@ class basic_timer_service {
               expected, detail::service_word::with_phase(queued, detail::service_phase::withdrawn)))
         refuse();
     }
-    if (grew)
-      wake_.wake_now();  // the pool ran dry: let the worker recycle what was cancelled
-    else
-      wake_.submitted(clock_.ticks_at(deadline));
+    wake_.submitted(clock_.ticks_at(deadline));
+    throttle();
     return {serial_, e.index, generation};
+  }
+
+  // Messages pushed, counted on the pool shard of the pushing thread (so
+  // that threads do not share a counter), against those the worker took.
+  void count_message() noexcept {
+    pushed_[detail::service_thread_number() % pushed_.size()].n.fetch_add(
+        1, std::memory_order_relaxed);
+  }
+  std::uint64_t backlog() const noexcept {
+    std::uint64_t pushed = 0;
+    for (const auto& c : pushed_) pushed += c.n.load(std::memory_order_relaxed);
+    const std::uint64_t taken = taken_.load(std::memory_order_relaxed);
+    return pushed > taken ? pushed - taken : 0;
+  }
+
+  // Back-pressure: every 64th submission of a thread looks at the backlog;
+  // past max_backlog messages (a few milliseconds of the worker's time) the
+  // thread wakes the worker and yields to it until half of that is left, or
+  // for at most backlog_wait. Without it, submitters faster than the worker
+  // would fill the queue without bound, and every firing would wait behind
+  // it. Never on the worker itself.
+  void throttle() {
+    thread_local std::uint32_t calls = 0;
+    if ((++calls & 63) != 0 || backlog() <= max_backlog || on_worker()) return;
+    wake_.wake_now();
+    const auto until = std::chrono::steady_clock::now() + backlog_wait;
+    while (backlog() > max_backlog / 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+  }
+
+  // The pool ran dry. If the worker holds far fewer timers than the pool
+  // has entries, most entries wait on the queue to be recycled (cancels the
+  // worker has not taken yet): wake it and give it the processor for a
+  // while, rather than growing the pool without bound while it falls
+  // behind. Else, or if nothing comes back, grow.
+  entry& acquire_slow() {
+    const std::size_t live = live_.load(std::memory_order_relaxed);
+    if (pool_.capacity() > 2 * live + backlog_slack) {
+      wake_.wake_now();
+      for (int i = 0; i < backlog_yields; ++i) {
+        std::this_thread::yield();
+        if (entry* e = pool_.try_acquire()) return *e;
+      }
+    }
+    return pool_.acquire();
   }
 
   [[noreturn]] static void refuse() {
@@ -332,6 +380,7 @@ class basic_timer_service {
     switch (detail::cancel_word(e->word, id.generation, w)) {
       case detail::cancel_outcome::cancelled_armed:
         queue_.push(e->cancel_node);
+        count_message();
         return e;
       case detail::cancel_outcome::cancelled_queued:
       case detail::cancel_outcome::stopped_firing:
@@ -345,7 +394,14 @@ class basic_timer_service {
 
   // Submissions taken per round before due timers fire: under a flood of
   // submissions the worker still fires on time.
-  static constexpr int drain_batch = 4096;
+  static constexpr int drain_batch = 256;
+
+  // The backlog past which a producer that finds the pool dry waits for the
+  // worker (entries beyond twice the timers in the wheel), and how long.
+  static constexpr std::size_t backlog_slack = 4096;
+  static constexpr int backlog_yields = 256;
+  static constexpr std::uint64_t max_backlog = 8192;
+  static constexpr std::chrono::milliseconds backlog_wait{10};
 
   void run() {
     current_service() = this;
@@ -353,6 +409,7 @@ class basic_timer_service {
       const int drained = drain(drain_batch);
       if (drained < 0) break;
       inner_.run_due();
+      live_.store(inner_.size(), std::memory_order_relaxed);
       if (drained == drain_batch) continue;
       const std::optional<time_point> next = inner_.next_expiry();
       if (next && *next <= Clock::now()) continue;
@@ -382,6 +439,7 @@ class basic_timer_service {
       }
       ++n;
       if (node->kind == stop_kind) return -1;
+      taken_.store(taken_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       entry& e = *static_cast<entry_node*>(node)->owner;
       if (node->kind == submit_kind)
         take(e);
@@ -538,8 +596,14 @@ class basic_timer_service {
   std::mutex handler_mutex_;
   error_handler handler_;
   std::atomic<std::uint64_t> errors_{0};
-  timers<Clock> inner_;  // the worker's alone
-  std::thread worker_;   // last: started once everything else is built
+  std::atomic<std::size_t> live_{0};  // timers in the worker's wheel, as of its last round
+  struct alignas(64) padded_count {
+    std::atomic<std::uint64_t> n{0};
+  };
+  std::array<padded_count, detail::service_pool<entry>::shards> pushed_{};
+  alignas(64) std::atomic<std::uint64_t> taken_{0};  // messages the worker took; it alone writes
+  timers<Clock> inner_;                              // the worker's alone
+  std::thread worker_;                               // last: started once everything else is built
 };
 
 using timer_service = basic_timer_service<>;

@@ -52,22 +52,28 @@ class service_pool {
     for (auto& c : chunks_) delete[] c.load(std::memory_order_relaxed);
   }
 
-  // An idle entry for the calling thread. `grew` says whether the pool had
-  // to grow (every stack was empty). Lock-free unless it grows. Throws
-  // std::bad_alloc, or std::length_error beyond 2^31 entries.
-  Entry& acquire(bool& grew) {
+  // An idle entry for the calling thread, or nullptr when every stack is
+  // empty. Lock-free: a pop on the thread's own stack, steals from the
+  // others when it is empty. Throws nothing.
+  Entry* try_acquire() noexcept {
     const std::uint32_t home = service_thread_number() % shards;
-    grew = false;
+    for (std::uint32_t i = 0; i < shards; ++i) {
+      if (Entry* e = pop((home + i) % shards)) {
+        e->shard = home;
+        return e;
+      }
+    }
+    return nullptr;
+  }
+
+  // An idle entry, growing the pool (a new chunk as big as all before it,
+  // under a mutex) when every stack is empty. Throws std::bad_alloc, or
+  // std::length_error beyond 2^31 entries.
+  Entry& acquire() {
     for (;;) {
       const std::size_t seen = capacity();
-      for (std::uint32_t i = 0; i < shards; ++i) {
-        if (Entry* e = pop((home + i) % shards)) {
-          e->shard = home;
-          return *e;
-        }
-      }
-      grow(home, seen);
-      grew = true;
+      if (Entry* e = try_acquire()) return *e;
+      grow(service_thread_number() % shards, seen);
     }
   }
 
