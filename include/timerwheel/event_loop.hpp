@@ -144,7 +144,8 @@ class event_loop {
   // --- timers ---------------------------------------------------------------
 
   // The loop's timers: after, at, every, cancel (timers.hpp). Their
-  // callbacks run inside run() and run_once(), on the loop's thread.
+  // callbacks run inside run() and run_once(), on the loop's thread. Leave
+  // their watch_next_expiry alone: the loop's timerfd driver holds it.
   timers_type& timers() noexcept { return timers_; }
   const timers_type& timers() const noexcept { return timers_; }
 

@@ -62,10 +62,10 @@ struct timerfd_stats {
 // The driver learns of every change to next_expiry() made outside run_due
 // (after, at, every, cancel) through timers::watch_next_expiry, so it re-arms
 // only when the earliest expiry moves; inside on_readable it re-arms once,
-// after run_due. The timers must outlive the driver; the driver is neither
-// copyable nor movable (the timers hold a callback into it), and it drives
-// one timers object at a time. Not thread-safe: use it on the timers'
-// thread.
+// after run_due. It holds that watcher for its lifetime: registering another
+// one on the same timers would leave the timerfd stale. The timers must outlive the driver; the
+// driver is neither copyable nor movable (the timers hold a callback into it), and it drives one
+// timers object at a time. Not thread-safe: use it on the timers' thread.
 template <class Clock = std::chrono::steady_clock>
 class timerfd_driver {
  public:
