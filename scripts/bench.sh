@@ -100,4 +100,13 @@ if ((publish)); then
   done >docs/bench/latest.txt
   echo "published: docs/bench/latest.txt and docs/bench/*.png"
 fi
+
+# W7, the thread-safe service against Boost.Asio, timerfd and mutex-guarded structures
+# (bench/service): one repetition in quick mode, three with --full. Exits 1 on a lost, repeated
+# or early firing.
+w7=(--quick)
+[ -n "${full:-}" ] && w7=()
+if cmake --build --preset release --target timerwheel_bench_service -j "$jobs"; then
+  "$bin/service/timerwheel_bench_service" "${w7[@]}" | tee "$out/w7.txt" || status=1
+fi
 exit "$status"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Configure, build and test with the `dev` preset (Debug, ASan/UBSan, -Werror; all but the
 # exhaustive enumeration), then with `clang-release` (clang++, Release at -O2, -Werror, no
-# sanitizers; every test),
+# sanitizers; every test), then the tests that start threads under ThreadSanitizer (`tsan`),
 # then fuzz for a minute (scripts/fuzz.sh: the `fuzz` preset, clang++).
 # Extra arguments go to both ctest runs, e.g. scripts/test.sh -L package
 set -euo pipefail
@@ -17,5 +17,11 @@ ctest --preset dev -LE exhaustive "$@"
 cmake --preset clang-release
 cmake --build --preset clang-release
 ctest --preset clang-release "$@"
+
+# ThreadSanitizer over every test that starts a thread (label `threads`): only those binaries
+# are built (target timerwheel_threaded_tests).
+cmake --preset tsan
+cmake --build --preset tsan --target timerwheel_threaded_tests
+ctest --preset tsan -L threads
 
 bash scripts/fuzz.sh 60

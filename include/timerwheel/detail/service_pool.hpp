@@ -103,7 +103,8 @@ class service_pool {
   template <class F>
   void for_each(F&& f) {
     const std::size_t n = capacity();
-    for (std::size_t i = 0; i < n; ++i) f(*find(static_cast<std::uint32_t>(i)));
+    for (std::size_t i = 0; i < n; ++i)
+      if (Entry* e = find(static_cast<std::uint32_t>(i))) f(*e);
   }
 
  private:
