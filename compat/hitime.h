@@ -102,6 +102,19 @@ TW_API uint64_t hitime_max_wait(void);
 /* The manager's now. */
 TW_API uint64_t hitime_get_last(hitime_t* h);
 
+/* The original's bins, for its tests: a started timeout not yet expired
+ * is in bin k when bit k is the highest bit in which its time differs from
+ * the manager's now, or in bin 31 (the original's overflow bin) when its
+ * time is 2^31 or more away in that sense. */
+#define HITIME_BINS (34)
+/* How many timeouts are in bin `index` (0 for an index outside 0..31). A
+ * walk over the started timeouts: O(n + slots). */
+TW_API int hitime_count_bin(hitime_t* h, int index);
+/* Expires every timeout of bin `index` at once (nothing for an index
+ * outside 0..31), into the expired list, in no promised order among
+ * themselves: early, as the original does, on request. O(n + slots). */
+TW_API void hitime_expire_bin(hitime_t* h, int index);
+
 /* The state of a timeout pass done in parts (hitime_timeout_r). */
 typedef struct {
   int state;

@@ -183,3 +183,50 @@ bool hitime_timeout_r(hitime_t* h, hitimestate_t* s, int maxops) {
   }
   return true;
 }
+
+/* The original's bin of a started timeout, from its time and now. */
+static int bin_of(const hitime_t* h, uint64_t when) {
+  const uint64_t bits = when ^ h->last;
+  if (bits > (uint64_t)INT_MAX) return 31;
+  int index = 0;
+  while ((bits >> (index + 1)) != 0) ++index;
+  return index;
+}
+
+struct bin_walk {
+  const hitime_t* h;
+  int index;
+  int count;
+  hitime_node_t* chosen; /* a list of the timeouts found, through their nodes */
+};
+
+static void visit_bin(const tw_timer* timer, void* user) {
+  struct bin_walk* walk = user;
+  hitimeout_t* t = tw_container_of(timer, hitimeout_t, timer);
+  if (bin_of(walk->h, t->when) != walk->index) return;
+  ++walk->count;
+  if (walk->chosen != NULL) list_append(walk->chosen, &t->node);
+}
+
+int hitime_count_bin(hitime_t* h, int index) {
+  if (index < 0 || index > 31) return 0;
+  struct bin_walk walk = {h, index, 0, NULL};
+  tw_for_each_pending(h->wheel, visit_bin, &walk);
+  return walk.count;
+}
+
+void hitime_expire_bin(hitime_t* h, int index) {
+  if (index < 0 || index > 31) return;
+  /* Found first (the walk may not change the wheel), then moved. */
+  hitime_node_t found;
+  found.next = found.prev = &found;
+  struct bin_walk walk = {h, index, 0, &found};
+  tw_for_each_pending(h->wheel, visit_bin, &walk);
+  while (found.next != &found) {
+    hitime_node_t* n = found.next;
+    list_unlink(n);
+    hitimeout_t* t = tw_container_of(n, hitimeout_t, node);
+    tw_cancel(h->wheel, &t->timer);
+    list_append(&h->expired, &t->node);
+  }
+}

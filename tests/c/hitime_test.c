@@ -169,6 +169,32 @@ static void test_expire_all_and_r(void) {
   hitime_destroy(&ht);
 }
 
+static void test_bins(void) {
+  hitime_init(&ht);
+  hitime_timeout(&ht, 64); /* now = 0b1000000 */
+  hitimeout_t t[4];
+  const uint64_t when[4] = {65, 70, 127, 64 + (UINT64_C(1) << 40)}; /* bins 0, 2, 5, 31 */
+  for (int i = 0; i < 4; ++i) {
+    hitimeout_init(&t[i]);
+    hitimeout_set(&t[i], when[i], NULL);
+    hitime_start(&ht, &t[i]);
+  }
+  CHECK(hitime_count_bin(&ht, 0) == 1);
+  CHECK(hitime_count_bin(&ht, 2) == 1);
+  CHECK(hitime_count_bin(&ht, 5) == 1);
+  CHECK(hitime_count_bin(&ht, 31) == 1);
+  CHECK(hitime_count_bin(&ht, 1) == 0);
+  CHECK(hitime_count_bin(&ht, -1) == 0 && hitime_count_bin(&ht, 32) == 0);
+  hitime_expire_bin(&ht, 5); /* early, on request */
+  CHECK(hitime_get_next(&ht) == &t[2] && hitime_get_next(&ht) == NULL);
+  CHECK(hitime_count_bin(&ht, 5) == 0);
+  hitime_expire_bin(&ht, 40); /* outside: nothing */
+  CHECK(hitime_timeout(&ht, 70));
+  CHECK(hitime_get_next(&ht) == &t[0] && hitime_get_next(&ht) == &t[1]);
+  CHECK(hitime_get_next(&ht) == NULL);
+  hitime_destroy(&ht);
+}
+
 static void test_many_random(void) {
   enum { N = 3000 };
   static hitimeout_t t[N];
@@ -208,6 +234,7 @@ int main(void) {
   RUN(test_order_touch_range);
   RUN(test_wrap_and_far);
   RUN(test_expire_all_and_r);
+  RUN(test_bins);
   RUN(test_many_random);
   return check_result();
 }
