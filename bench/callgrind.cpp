@@ -5,7 +5,8 @@
 // Built with -march=x86-64-v3: valgrind stops on AVX-512 code.
 //
 // Usage: timerwheel_callgrind STRUCTURE WORKLOAD N STEPS
-//   STRUCTURE  wheel6 | wheel8 | heap | heap4 | c_api | ccan_timer | hitime (the last three
+//   STRUCTURE  wheel6 | wheel8 | heap | heap4 | hitime_scheme (HiTime's design, inlined)
+//              | c_api | ccan_timer | hitime (the last three
 //              when the C library is built: the C face, bench/adapters/c_api.hpp)
 //   WORKLOAD   W1 (N timers, R = 2^20, STEPS cancel+schedule steps)
 //              W2 (N timers uniform [1, 2^20], fired in steps of STEPS ticks; 0: R/1024)
@@ -16,6 +17,7 @@
 #include <valgrind/callgrind.h>
 
 #include "adapters/heaps.hpp"
+#include "adapters/hitime_scheme.hpp"
 #include "adapters/wheel.hpp"
 #if TIMERWHEEL_BENCH_C
 #include "adapters/c_api.hpp"
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
   if (structure == "wheel8") return run<tb::wheel8>(workload, n, steps);
   if (structure == "heap") return run<tb::heap>(workload, n, steps);
   if (structure == "heap4") return run<tb::heap4>(workload, n, steps);
+  if (structure == "hitime_scheme") return run<tb::hitime_scheme>(workload, n, steps);
 #if TIMERWHEEL_BENCH_C
   if (structure == "c_api") return run<tb::c_api_adapter>(workload, n, steps);
   if (structure == "ccan_timer") return run<tb::ccan_timer_adapter>(workload, n, steps);

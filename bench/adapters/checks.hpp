@@ -14,6 +14,7 @@
 #include "../workloads/startstop.hpp"
 #include "common.hpp"
 #include "heaps.hpp"
+#include "hitime_scheme.hpp"
 #include "keyed.hpp"
 #include "lazy_pq.hpp"
 #include "reference.hpp"
@@ -45,6 +46,7 @@ static_assert(timerwheel::timer_structure<hierarchical::structure_type>);
 static_assert(structure_adapter<heap>);
 static_assert(structure_adapter<heap_nodekey>);
 static_assert(structure_adapter<heap4>);
+static_assert(structure_adapter<hitime_scheme>);
 static_assert(structure_adapter<lazy_pq>);
 static_assert(structure_adapter<multiset>);
 

@@ -93,6 +93,19 @@ concept structure_adapter = requires(A& a, const A& ca, std::uint32_t i, std::ui
   ca.check_invariants();
 };
 
+// Whether A fires in exact deadline order. A peer that fires a batch in another order (HiTime's
+// scheme: a bin at a time) declares `static constexpr bool exact_order = false`: the checks then
+// allow any order within one advance, and its fired sequence is compared with its own untimed
+// run instead of the heap's.
+template <class A>
+constexpr bool exact_order_of() {
+  if constexpr (requires { A::exact_order; }) {
+    return A::exact_order;
+  } else {
+    return true;
+  }
+}
+
 // Which sizes a structure is run at: a scheme whose cost grows with N (or with the range) is
 // skipped where one run would take minutes, and the table says so. max_timers: the largest N;
 // max_range: the largest deadline distance it can hold or run at in reasonable time.

@@ -144,6 +144,7 @@ run_result run_w1(const w1_sequence& s) {
   A a(p.timers);
   for (std::uint32_t i = 0; i < p.timers; ++i) a.schedule(i, s.initial[i]);
   w1_state st;
+  st.check.exact = exact_order_of<A>();
   st.fired.reserve(1024);
   run_w1_steps(a, s, 0, p.warm_steps, st);
   const auto t0 = region_clock::now();

@@ -37,6 +37,7 @@ run_result run_w2(const w2_sequence& s) {
   const w2_params& p = s.params;
   A a(p.timers);
   fire_checker check;
+  check.exact = exact_order_of<A>();
   std::uint64_t reported = 0;
   const auto t0 = region_clock::now();
   for (std::uint32_t i = 0; i < p.timers; ++i) a.schedule(i, s.initial[i]);
