@@ -16,6 +16,9 @@
 // the timed part (untimed) the ring is cancelled and the near timers are
 // awaited. Operations are the schedules plus the cancels.
 //
+// W7_DEBUG=1 in the environment prints the service's pool size (entries
+// made) after each of its runs.
+//
 // Checks, every run: no timer fires twice, none fires after a cancel that
 // returned true, every timer not cancelled fires, and (timerwheel's) none
 // fires before its deadline. Any failure prints FAILED and the program exits
