@@ -160,6 +160,18 @@ class basic_timer_service {
     return submit(kind::fixed_rate, t, period, policy, std::forward<F>(f));
   }
 
+  // A fixed-delay periodic timer (see timers::every_fixed_delay): first due
+  // `delay` after the worker takes it, then each time `delay` after its
+  // callback returned. Fires until cancelled. Throws as every().
+  template <class F>
+  service_timer_id every_fixed_delay(duration delay, F&& f) {
+    if (delay <= duration::zero())
+      throw std::invalid_argument(
+          "timerwheel: timer_service::every_fixed_delay: the delay must be positive");
+    const time_point t = detail::saturating_add(Clock::now(), delay);
+    return submit(kind::fixed_delay, t, delay, missed_ticks::skip, std::forward<F>(f));
+  }
+
   // --- cancelling (any thread) ---
 
   // Returns true exactly when the callback will never run, or, for a
@@ -236,7 +248,7 @@ class basic_timer_service {
  private:
   friend class basic_sharded_timer_service<Clock>;
 
-  enum class kind : std::uint8_t { once, fixed_rate };
+  enum class kind : std::uint8_t { once, fixed_rate, fixed_delay };
   enum node_kind : std::uint8_t { submit_kind, cancel_kind, stop_kind };
 
   struct entry;
@@ -461,8 +473,17 @@ class basic_timer_service {
     }
     try {
       auto fire = [this, &e](timer_id id) { fire_entry(e, id); };
-      e.inner = e.type == kind::once ? inner_.at(e.deadline, fire)
-                                     : inner_.every(e.period, fire, e.policy);
+      switch (e.type) {
+        case kind::once:
+          e.inner = inner_.at(e.deadline, fire);
+          break;
+        case kind::fixed_rate:
+          e.inner = inner_.every(e.period, fire, e.policy);
+          break;
+        case kind::fixed_delay:
+          e.inner = inner_.every_fixed_delay(e.period, fire);
+          break;
+      }
     } catch (...) {
       // The worker could not grow its wheel: the timer is dropped, and the
       // error reported, unless a cancel took it first.

@@ -162,6 +162,30 @@ TEST(TimerService, PeriodicTimerStopsOnCancelFromAnyThreadAndFromItself) {
   EXPECT_EQ(self_runs.load(), 3);
 }
 
+TEST(TimerService, FixedDelayCountsFromTheEndOfEachRun) {
+  tw::timer_service s;
+  std::mutex m;
+  std::vector<clk::time_point> starts;
+  std::vector<clk::time_point> ends;
+  const auto id = s.every_fixed_delay(5ms, [&] {
+    const auto start = clk::now();
+    std::this_thread::sleep_for(3ms);
+    const std::lock_guard lock(m);
+    starts.push_back(start);
+    ends.push_back(clk::now());
+  });
+  ASSERT_TRUE(eventually([&] {
+    const std::lock_guard lock(m);
+    return starts.size() >= 4;
+  }));
+  EXPECT_TRUE(s.cancel_and_wait(id));
+  const std::lock_guard lock(m);
+  // Never early: each run starts at least the delay after the last one ended.
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    EXPECT_GE(starts[i] - ends[i - 1], 5ms) << "run " << i;
+  EXPECT_THROW(s.every_fixed_delay(0ms, [] {}), std::invalid_argument);
+}
+
 TEST(TimerService, ExceptionsReachTheHandlerAndTheServiceGoesOn) {
   tw::timer_service s;
   std::mutex m;
