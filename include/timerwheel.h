@@ -123,6 +123,22 @@ TW_API uint64_t tw_timer_deadline(const tw_wheel* w, const tw_timer* timer);
  * TW_ENOMEM, leaving *out untouched. O(slots): a few tens of kilobytes. */
 TW_API tw_status tw_wheel_new(tw_wheel** out, tw_config config, uint64_t now);
 
+/* Where a wheel's memory comes from: alloc(size, arg) returns a block of
+ * `size` bytes aligned as malloc's (or NULL when out of memory), and
+ * release(block, arg) gives it back. */
+typedef struct tw_allocator {
+  void* (*alloc)(size_t size, void* arg);
+  void (*release)(void* block, void* arg);
+  void* arg;
+} tw_allocator;
+
+/* tw_wheel_new, with the wheel's memory (one block, its only allocation)
+ * from `allocator`, which is copied; tw_wheel_free gives the block back to
+ * it. Returns TW_EINVAL for a null allocator or function, TW_ENOMEM when
+ * alloc returns NULL. */
+TW_API tw_status tw_wheel_new_with(tw_wheel** out, tw_config config, uint64_t now,
+                                   const tw_allocator* allocator);
+
 /* Frees the wheel; every timer still pending becomes idle (none fires). A
  * null `w` is ignored. O(n + slots). Never from one of its callbacks. */
 TW_API void tw_wheel_free(tw_wheel* w);

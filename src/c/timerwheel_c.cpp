@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +26,10 @@ namespace tw = timerwheel;
 struct tw_wheel {
   tw_config config;
   mutable char message[200];
+  // The allocator it was made with (alloc null: operator new), and the
+  // block it returned, which the wheel lies in, aligned.
+  tw_allocator allocator;
+  void* block;
 };
 
 namespace {
@@ -128,12 +133,63 @@ tw_status guarded(const tw_wheel* w, const char* call, tw_status invalid, Body&&
 }
 
 template <class Config>
-tw_status make(tw_wheel** out, tw_config config, std::uint64_t now) {
-  auto* box = new wheel_box<Config>(tick<Config>(now));
+tw_status make(tw_wheel** out, tw_config config, std::uint64_t now, const tw_allocator* allocator) {
+  using box_type = wheel_box<Config>;
+  box_type* box = nullptr;
+  void* block = nullptr;
+  if (allocator == nullptr) {
+    box = new box_type(tick<Config>(now));
+  } else {
+    // The allocator promises malloc's alignment at most: ask for enough to
+    // align the box within the block.
+    std::size_t space = sizeof(box_type) + alignof(box_type) - 1;
+    block = allocator->alloc(space, allocator->arg);
+    if (block == nullptr) return TW_ENOMEM;
+    void* at = block;
+    std::align(alignof(box_type), sizeof(box_type), at, space);
+    box = ::new (at) box_type(tick<Config>(now));
+    box->allocator = *allocator;
+  }
   box->config = config;
   box->message[0] = '\0';
+  box->block = block;
   *out = box;
   return TW_OK;
+}
+
+template <class Config>
+void destroy(tw_wheel* w) noexcept {
+  auto* box = static_cast<wheel_box<Config>*>(w);
+  if (box->allocator.alloc == nullptr) {
+    delete box;  // the destructor clears the wheel and throws nothing
+  } else {
+    const tw_allocator allocator = box->allocator;
+    void* const block = box->block;
+    box->~wheel_box<Config>();
+    allocator.release(block, allocator.arg);
+  }
+}
+
+tw_status new_wheel(tw_wheel** out, tw_config config, std::uint64_t now,
+                    const tw_allocator* allocator) noexcept {
+  if (out == nullptr) return TW_EINVAL;
+  if (allocator != nullptr && (allocator->alloc == nullptr || allocator->release == nullptr))
+    return TW_EINVAL;
+  try {
+    switch (config) {
+      case TW_CONFIG_DEFAULT:
+        return make<config_default>(out, config, now, allocator);
+      case TW_CONFIG_COUNTED:
+        return make<config_counted>(out, config, now, allocator);
+      case TW_CONFIG_WRAP32:
+        return make<config_wrap32>(out, config, now, allocator);
+    }
+    return TW_EINVAL;
+  } catch (const std::bad_alloc&) {
+    return TW_ENOMEM;
+  } catch (...) {
+    return TW_EINTERNAL;
+  }
 }
 
 // The callback form of an expiry, for the wheel's advance and expire_all.
@@ -166,37 +222,27 @@ uint64_t tw_timer_deadline(const tw_wheel* w, const tw_timer* timer) {
 }
 
 tw_status tw_wheel_new(tw_wheel** out, tw_config config, uint64_t now) {
-  if (out == nullptr) return TW_EINVAL;
-  try {
-    switch (config) {
-      case TW_CONFIG_DEFAULT:
-        return make<config_default>(out, config, now);
-      case TW_CONFIG_COUNTED:
-        return make<config_counted>(out, config, now);
-      case TW_CONFIG_WRAP32:
-        return make<config_wrap32>(out, config, now);
-    }
-    return TW_EINVAL;
-  } catch (const std::bad_alloc&) {
-    return TW_ENOMEM;
-  } catch (...) {
-    return TW_EINTERNAL;
-  }
+  return new_wheel(out, config, now, nullptr);
+}
+
+tw_status tw_wheel_new_with(tw_wheel** out, tw_config config, uint64_t now,
+                            const tw_allocator* allocator) {
+  if (allocator == nullptr) return TW_EINVAL;
+  return new_wheel(out, config, now, allocator);
 }
 
 void tw_wheel_free(tw_wheel* w) {
   if (w == nullptr) return;
-  // The destructors clear the wheel and throw nothing.
   switch (w->config) {
     case TW_CONFIG_COUNTED:
-      delete static_cast<wheel_box<config_counted>*>(w);
+      destroy<config_counted>(w);
       break;
     case TW_CONFIG_WRAP32:
-      delete static_cast<wheel_box<config_wrap32>*>(w);
+      destroy<config_wrap32>(w);
       break;
     case TW_CONFIG_DEFAULT:
     default:
-      delete static_cast<wheel_box<config_default>*>(w);
+      destroy<config_default>(w);
       break;
   }
 }

@@ -44,6 +44,37 @@ static void die(const char* call, tw_status status) {
   abort();
 }
 
+/* The allocator of timers_set_allocator; NULL: malloc and free. */
+static void* (*ccan_alloc)(size_t len, void* arg) = NULL;
+static void (*ccan_free)(const void* p, void* arg) = NULL;
+static void* ccan_alloc_arg = NULL;
+
+void timers_set_allocator(void* (*alloc)(size_t len, void* arg),
+                          void (*free)(const void* p, void* arg), void* arg) {
+  if (alloc == NULL || free == NULL) {
+    ccan_alloc = NULL;
+    ccan_free = NULL;
+    ccan_alloc_arg = NULL;
+  } else {
+    ccan_alloc = alloc;
+    ccan_free = free;
+    ccan_alloc_arg = arg;
+  }
+}
+
+/* The wheel's allocator over ccan's: `arg` is the struct timers, which
+ * keeps the functions and argument of the time it was initialised, so that
+ * timers_cleanup gives the block back to the allocator it came from. */
+static void* wheel_alloc(size_t size, void* arg) {
+  const struct timers* timers = arg;
+  return timers->alloc(size, timers->alloc_arg);
+}
+
+static void wheel_release(void* block, void* arg) {
+  const struct timers* timers = arg;
+  timers->free(block, timers->alloc_arg);
+}
+
 void timerwheel_ccan_timers_init(struct timers* timers, struct timemono start,
                                  uint64_t granularity) {
   if (granularity == 0 || granularity > 1000000000u || 1000000000u % granularity != 0) {
@@ -51,8 +82,17 @@ void timerwheel_ccan_timers_init(struct timers* timers, struct timemono start,
     abort();
   }
   timers->granularity = granularity;
-  const tw_status status =
-      tw_wheel_new(&timers->wheel, TW_CONFIG_DEFAULT, ticks_floor(timers, start));
+  const uint64_t now = ticks_floor(timers, start);
+  tw_status status;
+  timers->alloc = ccan_alloc;
+  timers->free = ccan_free;
+  timers->alloc_arg = ccan_alloc_arg;
+  if (ccan_alloc == NULL) {
+    status = tw_wheel_new(&timers->wheel, TW_CONFIG_DEFAULT, now);
+  } else {
+    const tw_allocator allocator = {wheel_alloc, wheel_release, timers};
+    status = tw_wheel_new_with(&timers->wheel, TW_CONFIG_DEFAULT, now, &allocator);
+  }
   if (status != TW_OK) die("timers_init", status);
 }
 

@@ -1,6 +1,7 @@
 /* The C API (timerwheel.h): every function, the errors it returns, exact
  * order and re-entrant callbacks, on each configuration. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <timerwheel.h>
 
@@ -343,6 +344,48 @@ static void test_check_finds_a_broken_link(void) {
   tw_wheel_free(w);
 }
 
+static size_t blocks_out = 0;
+
+static void* test_alloc(size_t size, void* arg) {
+  CHECK(arg == &blocks_out);
+  ++blocks_out;
+  return malloc(size);
+}
+
+static void* failing_alloc(size_t size, void* arg) {
+  (void)size;
+  (void)arg;
+  return NULL;
+}
+
+static void test_release(void* block, void* arg) {
+  CHECK(arg == &blocks_out);
+  --blocks_out;
+  free(block);
+}
+
+static void test_allocator(void) {
+  const tw_allocator a = {test_alloc, test_release, &blocks_out};
+  for (size_t c = 0; c < 3; ++c) {
+    tw_wheel* w = NULL;
+    CHECK(tw_wheel_new_with(&w, configs[c], 7, &a) == TW_OK);
+    CHECK(blocks_out == 1 && tw_now(w) == 7);
+    struct item it = {.id = 1};
+    tw_timer_init(&it.timer);
+    tw_schedule(w, &it.timer, 9);
+    CHECK(tw_check(w) == TW_OK);
+    tw_wheel_free(w);
+    CHECK(blocks_out == 0 && !tw_timer_pending(&it.timer));
+  }
+  tw_wheel* w = NULL;
+  const tw_allocator none = {failing_alloc, test_release, &blocks_out};
+  CHECK(tw_wheel_new_with(&w, TW_CONFIG_DEFAULT, 0, &none) == TW_ENOMEM && w == NULL);
+  const tw_allocator half = {test_alloc, NULL, &blocks_out};
+  CHECK(tw_wheel_new_with(&w, TW_CONFIG_DEFAULT, 0, &half) == TW_EINVAL && w == NULL);
+  CHECK(tw_wheel_new_with(&w, TW_CONFIG_DEFAULT, 0, NULL) == TW_EINVAL && w == NULL);
+  CHECK(blocks_out == 0);
+}
+
 static void test_free_pending(void) {
   /* Freeing or clearing a wheel leaves its timers idle. */
   tw_wheel* w;
@@ -368,6 +411,7 @@ int main(void) {
   RUN(test_wrap32);
   RUN(test_for_each_pending);
   RUN(test_check_finds_a_broken_link);
+  RUN(test_allocator);
   RUN(test_free_pending);
   return check_result();
 }

@@ -4,6 +4,7 @@
  * once, timer_del on an idle timer and twice. */
 #include <ccan/timer/timer.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "check.h"
 
@@ -153,7 +154,41 @@ static void test_time_helpers(void) {
   CHECK(!timemono_before(later, now));
 }
 
+static int allocs = 0, frees = 0;
+
+static void* counting_alloc(size_t len, void* arg) {
+  CHECK(arg == &allocs);
+  ++allocs;
+  return malloc(len);
+}
+
+static void counting_free(const void* p, void* arg) {
+  CHECK(arg == &allocs);
+  ++frees;
+  free((void*)(uintptr_t)p);
+}
+
+static void test_allocator(void) {
+  timers_set_allocator(counting_alloc, counting_free, &allocs);
+  struct timers timers;
+  timers_init(&timers, at_usec(0));
+  CHECK(allocs == 1 && frees == 0);
+  /* Restoring the default before cleanup: the block still goes back to
+   * the allocator it came from. */
+  timers_set_allocator(NULL, NULL, NULL);
+  struct job j = {.id = 1};
+  timer_init(&j.t);
+  timer_addmono(&timers, &j.t, at_usec(10));
+  CHECK(timers_expire(&timers, at_usec(10)) == &j.t);
+  timers_cleanup(&timers);
+  CHECK(allocs == 1 && frees == 1);
+  timers_init(&timers, at_usec(0)); /* malloc again */
+  CHECK(allocs == 1);
+  timers_cleanup(&timers);
+}
+
 int main(void) {
+  RUN(test_allocator);
   RUN(test_time_helpers);
   RUN(test_empty);
   RUN(test_one_per_call);

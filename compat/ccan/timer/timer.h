@@ -11,6 +11,7 @@
 
 #include <ccan/time/time.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <timerwheel.h>
 
@@ -27,6 +28,10 @@ extern "C" {
 struct timers {
   tw_wheel* wheel;
   uint64_t granularity; /* nanoseconds per tick */
+  /* The allocator of timers_set_allocator when initialised (NULL: none). */
+  void* (*alloc)(size_t len, void* arg);
+  void (*free)(const void* p, void* arg);
+  void* alloc_arg;
 };
 
 /* A timer, usually embedded in the struct it times. Fields private. */
@@ -77,6 +82,12 @@ TW_API bool timer_earliest(struct timers* timers, struct timemono* first);
  * time). O(1) per timer returned, plus the wheel's advance when its queue of
  * expired timers runs dry. */
 TW_API struct timer* timers_expire(struct timers* timers, struct timemono expire);
+
+/* Sets the functions timers_init takes the wheel's memory from (one block
+ * per struct timers, given back by timers_cleanup to the functions it came
+ * from); NULL for either restores malloc and free. Not thread-safe. */
+TW_API void timers_set_allocator(void* (*alloc)(size_t len, void* arg),
+                                 void (*free)(const void* p, void* arg), void* arg);
 
 /* Checks the wheel's invariants. Returns `t` when they hold. When one is
  * broken: with `abortstr`, prints it and the invariant to stderr and aborts;
