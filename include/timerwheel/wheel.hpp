@@ -87,6 +87,7 @@
 #include "concepts.hpp"
 #include "detail/abi.hpp"
 #include "detail/expiry_shell.hpp"
+#include "detail/inline.hpp"
 #include "detail/layout.hpp"
 #include "detail/link.hpp"
 #include "detail/list_sort.hpp"
@@ -149,7 +150,7 @@ class wheel {
   // deadline before now is taken as now: the timer is due and fires at the
   // next advance, after those already due. A pending timer is moved and
   // counts as newly scheduled. O(1); throws nothing.
-  void schedule(hook_type& timer, tick_type deadline) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE void schedule(hook_type& timer, tick_type deadline) noexcept {
     link& node = access::links(timer);
     if (node.next != nullptr)
       unlink(node);
@@ -177,7 +178,7 @@ class wheel {
 
   // STOP_TIMER: cancels `timer`. Returns whether it was pending (waiting in
   // the wheel or expired and not yet taken); a no-op otherwise. O(1).
-  bool cancel(hook_type& timer) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE bool cancel(hook_type& timer) noexcept {
     link& node = access::links(timer);
     if (node.next == nullptr) return false;
     unlink(node);
@@ -197,8 +198,25 @@ class wheel {
   // from a callback, and whatever `on_expired` throws (the timers not yet
   // fired stay pending; now() is the deadline of the last one fired).
   template <expiry_callback<basic_timer_hook<typename Config::tick_type>> F>
-  std::size_t advance(tick_type to, F&& on_expired) {
-    if (nothing_due_by(to)) return skip_to(to);
+  TIMERWHEEL_ALWAYS_INLINE std::size_t advance(tick_type to, F&& on_expired) {
+    if (nothing_due_by(to)) [[likely]]
+      return skip_to(to);
+    return advance_due(to, on_expired);
+  }
+
+  // The pull form: queues, in order, every timer with deadline <= `to`
+  // (ticks) for take_expired(); then now() == to. Returns how many it
+  // queued. Same costs and errors as the callback form.
+  TIMERWHEEL_ALWAYS_INLINE std::size_t advance(tick_type to) {
+    if (nothing_due_by(to)) [[likely]]
+      return skip_to(to);
+    return queue_due(to);
+  }
+
+ private:
+  // advance(to, f) past its O(1) path.
+  template <class F>
+  std::size_t advance_due(tick_type to, F& on_expired) {
     check_target(to);
     const detail::reentry_guard scope = shell_.enter();
     auto leave = leaving();
@@ -212,11 +230,8 @@ class wheel {
     return fired;
   }
 
-  // The pull form: queues, in order, every timer with deadline <= `to`
-  // (ticks) for take_expired(); then now() == to. Returns how many it
-  // queued. Same costs and errors as the callback form.
-  std::size_t advance(tick_type to) {
-    if (nothing_due_by(to)) return skip_to(to);
+  // advance(to) past its O(1) path.
+  std::size_t queue_due(tick_type to) {
     check_target(to);
     const detail::reentry_guard scope = shell_.enter();
     // A queued timer stays pending: no count changes.
@@ -227,6 +242,7 @@ class wheel {
     return queued;
   }
 
+ public:
   // Advances to the earliest pending deadline (or stays at now while a timer
   // is due or queued) and fires what is due there, as advance(to, f) does:
   // the pop of an event list. Returns how many fired; 0, changing nothing,
@@ -341,7 +357,7 @@ class wheel {
   // queued. With plain numbers one comparison says all of it: a `to` behind
   // now reads as a distance beyond any bound, and the bound is held at now
   // while timers are queued (see block_fast_path).
-  bool nothing_due_by(tick_type to) const noexcept {
+  TIMERWHEEL_ALWAYS_INLINE bool nothing_due_by(tick_type to) const noexcept {
     if constexpr (layout::wraps) {
       // An empty wheel's bound is stale and may read as far ahead.
       return !behind(to) && distance(to) < distance(lower_bound_) && !shell_.queued();
@@ -353,7 +369,7 @@ class wheel {
   // The O(1) path of an advance. Refused from a callback as every advance
   // is, by a check of its own: a callback may have emptied the wheel (clear,
   // cancels), and an empty wheel has no next event to stop an advance at.
-  std::size_t skip_to(tick_type to) {
+  TIMERWHEEL_ALWAYS_INLINE std::size_t skip_to(tick_type to) {
     if (shell_.running()) [[unlikely]]
       detail::reentry_guard::refuse();
     now_ = to;
@@ -433,34 +449,50 @@ class wheel {
   // a look only when a slot gains its first timer; and a diverted slot's own
   // list stays empty (see spread()). So a schedule into an occupied slot, the
   // common case, takes one test: the slot's list is not empty.
-  void place(link& node, tick_type deadline, bool at_front) noexcept {
+  //
+  // Forced inline, with what a slot's first timer needs out of line (see
+  // detail/inline.hpp): the common case is a handful of instructions.
+  TIMERWHEEL_ALWAYS_INLINE void place(link& node, tick_type deadline, bool at_front) noexcept {
     const std::size_t level = level_of(deadline);
-    link* list = &far_;
-    if (!layout::has_far || level < layout::count) {
+    link* list;
+    if (!layout::has_far || level < layout::count) [[likely]] {
       list = bank_[level] + slot_of(deadline, level);
-      if (detail::list_empty(*list)) {
-        if (list != diverted_.slot(level)) [[likely]] {
-          mark_occupied(active_levels_, level, index_of(list));
-        } else {
-          // The next slot of a level whose timers are moving ahead of time:
-          // newer than all of them, this one waits behind them in a spare
-          // bank.
-          auto below = static_cast<unsigned>(level);
-          const std::size_t index = detour(below, deadline);
-          list = &slots_[index];
-          if (detail::list_empty(*list)) mark_occupied(spare_levels_, below, index);
-        }
-        lower_bound_to(event_of(deadline, level));
-      }
+      if (detail::list_empty(*list)) [[unlikely]]
+        list = open_slot(list, level, deadline);
     } else {
-      if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_))
-        far_lower_bound_ = deadline;
-      lower_bound_to(event_of(deadline, level));
+      list = open_far(deadline, level);
     }
     if (at_front)
       detail::list_push_front(*list, node);
     else
       detail::list_push_back(*list, node);
+  }
+
+  // place() for the first timer of slot `list` of `level`: marks it
+  // occupied and lowers the bound of the next event; returns the list the
+  // timer goes to (another one for a diverted slot).
+  TIMERWHEEL_NOINLINE link* open_slot(link* list, std::size_t level, tick_type deadline) noexcept {
+    if (list != diverted_.slot(level)) [[likely]] {
+      mark_occupied(active_levels_, level, index_of(list));
+    } else {
+      // The next slot of a level whose timers are moving ahead of time:
+      // newer than all of them, this one waits behind them in a spare
+      // bank.
+      auto below = static_cast<unsigned>(level);
+      const std::size_t index = detour(below, deadline);
+      list = &slots_[index];
+      if (detail::list_empty(*list)) mark_occupied(spare_levels_, below, index);
+    }
+    lower_bound_to(event_of(deadline, level));
+    return list;
+  }
+
+  // place() for a timer beyond the top level: the far list.
+  TIMERWHEEL_NOINLINE link* open_far(tick_type deadline, std::size_t level) noexcept {
+    if (detail::list_empty(far_) || distance(deadline) < distance(far_lower_bound_))
+      far_lower_bound_ = deadline;
+    lower_bound_to(event_of(deadline, level));
+    return &far_;
   }
 
   // The first tick of the slot at `level` (or for the far list, `count`:
@@ -476,7 +508,7 @@ class wheel {
 
   // Places a timer that comes from outside the levels (a schedule, or one
   // that expire_all puts back) and keeps the lower bound of the next event.
-  void add(link& node, tick_type deadline, bool at_front) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE void add(link& node, tick_type deadline, bool at_front) noexcept {
     if constexpr (layout::wraps) {
       if (wheel_empty()) {
         // An emptied wheel keeps no bound that would stop an advance at the
@@ -498,14 +530,14 @@ class wheel {
     if constexpr (layout::counted) size_ += static_cast<std::size_t>(delta);
   }
 
-  void unlink(link& node) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE void unlink(link& node) noexcept {
     if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot(emptied);
   }
 
   // An emptied list is a slot exactly when its sentinel lies in slots_, or
   // stands for a diverted slot when it is the list of timers waiting in one
   // (rare: kept apart, so that this stays small enough to inline).
-  void mark_empty_if_slot(const link* sentinel) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_slot(const link* sentinel) noexcept {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
     if (offset < sizeof(slots_))
