@@ -457,7 +457,9 @@ class wheel {
     link* list;
     if (!layout::has_far || level < layout::count) [[likely]] {
       list = bank_[level] + slot_of(deadline, level);
-      if (detail::list_empty(*list)) [[unlikely]]
+      // Empty when its tail is itself: the same test as list_empty, on the
+      // word push_back reads anyway, so a schedule reads the slot once.
+      if (list->prev == list) [[unlikely]]
         list = open_slot(list, level, deadline);
     } else {
       list = open_far(deadline, level);
