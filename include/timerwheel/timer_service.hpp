@@ -584,12 +584,17 @@ class basic_timer_service {
     for (entry* e : armed) {
       inner_.cancel(e->inner);
       e->in_wheel = false;
-      std::uint64_t w = e->word.load(std::memory_order_acquire);
       const auto to = policy_ == shutdown_policy::fire ? detail::service_phase::firing
                                                        : detail::service_phase::dropped;
-      // A failed CAS: a cancel won, and its message (not taken) releases it.
-      if (!e->word.compare_exchange_strong(w, sw::with_phase(w, to), std::memory_order_acq_rel))
-        continue;
+      // Only an armed timer is the worker's to fire or drop: one that a
+      // cancel took (before the load, or between the load and the CAS) is
+      // released by the cancel's message, still on the queue.
+      std::uint64_t w = e->word.load(std::memory_order_acquire);
+      bool taken = false;
+      while (!taken && sw::phase(w) == detail::service_phase::armed)
+        taken = e->word.compare_exchange_weak(w, sw::with_phase(w, to), std::memory_order_acq_rel,
+                                              std::memory_order_acquire);
+      if (!taken) continue;
       if (policy_ == shutdown_policy::fire) invoke(*e);
       release(*e);
     }
