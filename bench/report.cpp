@@ -167,7 +167,8 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   if (o.quick) {
     mode +=
         "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
-        "wheels and the heap), W1 start/stop at N=1e5, W2 up to N=1e5, W6 at N=1e2, 1e4 and 1e6 (at 1e6: exp, bimodal and the trace, "
+        "wheels and the heap), W1 start/stop at N=1e5, W2 up to N=1e5, W6 at N=1e2, 1e4 and 1e6 "
+        "(at 1e6: exp, bimodal and the trace, "
         "with the calendar and ladder queues and the pairing heap)";
   }
   os << "\n=== timerwheel benchmark ===\n"
@@ -354,14 +355,10 @@ void write_plot_data(const options& o, const std::vector<row>& rows) {
     const char* workload;
     const char* suffix;  // what params must end with
   };
-  const series all[] = {{"w1", "W1 churn", " R=2^20"},
-                        {"w2", "W2 expiry", " step=R/1024"},
-                        {"w2fire", "W2 fire", " step=R/1024"},
-                        {"w6", "W6 hold", " exp"},
-                        {"w6unif", "W6 hold", " unif"},
-                        {"w6bimodal", "W6 hold", " bimodal"},
-                        {"w6tri", "W6 hold", " tri"},
-                        {"w6trace", "W6 hold", " trace"},
+  const series all[] = {{"w1", "W1 churn", " R=2^20"},         {"w2", "W2 expiry", " step=R/1024"},
+                        {"w2fire", "W2 fire", " step=R/1024"}, {"w6", "W6 hold", " exp"},
+                        {"w6unif", "W6 hold", " unif"},        {"w6bimodal", "W6 hold", " bimodal"},
+                        {"w6tri", "W6 hold", " tri"},          {"w6trace", "W6 hold", " trace"},
                         {"w1ss", "W1 start/stop", " R=2^20"}};
   const std::filesystem::path dir = std::filesystem::path(o.out) / "plots" / "data";
   std::error_code ec;
