@@ -17,6 +17,7 @@
 
 #include "concepts.hpp"
 #include "detail/abi.hpp"
+#include "detail/pool_chunks.hpp"
 #include "levels.hpp"
 #include "wheel.hpp"
 
@@ -108,7 +109,7 @@ class timer_queue {
   // when it grows. Strong: throws std::length_error (beyond 2^32 - 64
   // timers) or std::bad_alloc, changing nothing, capacity() included.
   void reserve(std::size_t n) {
-    if (n > max_capacity())
+    if (n > pool_layout::max_capacity())
       throw std::length_error("timerwheel: timer_queue: more than 2^32 - 64 timers");
     const std::size_t chunks = chunks_.size();
     const std::size_t capacity = capacity_;
@@ -296,8 +297,8 @@ class timer_queue {
   }
 
  private:
-  static constexpr std::uint32_t none_ = ~std::uint32_t{0};
-  static constexpr std::size_t first_chunk_ = 64;  // chunk c holds 64 << c nodes
+  using pool_layout = detail::pool_chunks;
+  static constexpr std::uint32_t none_ = pool_layout::none;
 
   // Chunk c holds the nodes of indices from 64 * (2^c - 1) on, and their
   // generations (never 0, so no node matches timer_id{}).
@@ -306,26 +307,13 @@ class timer_queue {
     std::unique_ptr<std::uint32_t[]> generations;
   };
 
-  static unsigned chunk_of(std::uint32_t index) noexcept {
-    return static_cast<unsigned>(std::bit_width(std::size_t{index} / first_chunk_ + 1)) - 1;
-  }
-  static constexpr std::size_t chunk_start(unsigned c) noexcept {
-    return first_chunk_ * ((std::size_t{1} << c) - 1);
-  }
-  // The most nodes whole chunks hold below none_, which is no index: 2^32 - 64.
-  static constexpr std::size_t max_capacity() noexcept {
-    unsigned c = 0;
-    while (chunk_start(c + 1) <= none_) ++c;
-    return chunk_start(c);
-  }
-
   node& at(std::uint32_t index) const noexcept {
-    const unsigned c = chunk_of(index);
-    return chunks_[c].nodes[index - chunk_start(c)];
+    const unsigned c = pool_layout::of(index);
+    return chunks_[c].nodes[index - pool_layout::start(c)];
   }
   std::uint32_t& generation(std::uint32_t index) const noexcept {
-    const unsigned c = chunk_of(index);
-    return chunks_[c].generations[index - chunk_start(c)];
+    const unsigned c = pool_layout::of(index);
+    return chunks_[c].generations[index - pool_layout::start(c)];
   }
 
   // The index of a node, from its address: the largest chunks, which hold
@@ -335,8 +323,8 @@ class timer_queue {
     for (unsigned c = static_cast<unsigned>(chunks_.size()); c-- > 0;) {
       const std::uintptr_t offset =
           address - reinterpret_cast<std::uintptr_t>(chunks_[c].nodes.get());
-      if (offset < (first_chunk_ << c) * sizeof(node))
-        return static_cast<std::uint32_t>(chunk_start(c) + offset / sizeof(node));
+      if (offset < pool_layout::size(c) * sizeof(node))
+        return static_cast<std::uint32_t>(pool_layout::start(c) + offset / sizeof(node));
     }
     return none_;  // not reached: every node lives in a chunk
   }
@@ -348,7 +336,7 @@ class timer_queue {
   }
 
   void grow() {
-    const std::size_t count = first_chunk_ << chunks_.size();
+    const std::size_t count = pool_layout::size(chunks_.size());
     if (capacity_ + count > none_)
       throw std::length_error("timerwheel: timer_queue: more than 2^32 - 64 timers");
     chunks_.reserve(chunks_.size() + 1);

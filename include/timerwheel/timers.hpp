@@ -32,6 +32,7 @@
 #include "clock.hpp"
 #include "detail/abi.hpp"
 #include "detail/periodic.hpp"
+#include "detail/pool_chunks.hpp"
 #include "detail/unique_function.hpp"
 #include "levels.hpp"
 #include "timer_hook.hpp"
@@ -246,7 +247,7 @@ class timers {
   // allocates nothing (callbacks bigger than the inline buffer aside).
   // Strong: throws std::bad_alloc or std::length_error, changing nothing.
   void reserve(std::size_t n) {
-    if (n > max_capacity())
+    if (n > pool_layout::max_capacity())
       throw std::length_error("timerwheel: timers: more than 2^32 - 64 timers");
     const std::size_t chunks = chunks_.size();
     const std::size_t capacity = capacity_;
@@ -301,8 +302,8 @@ class timers {
   static_assert(sizeof(void*) != 8 || sizeof(node) <= 96,
                 "timers: a node is 96 bytes on 64-bit targets (see the performance note)");
 
-  static constexpr std::uint32_t none_ = ~std::uint32_t{0};
-  static constexpr std::size_t first_chunk_ = 64;  // chunk c holds 64 << c nodes
+  using pool_layout = detail::pool_chunks;
+  static constexpr std::uint32_t none_ = pool_layout::none;
 
   static void check_period(duration period, const char* message) {
     if (period <= duration::zero()) throw std::invalid_argument(message);
@@ -446,21 +447,9 @@ class timers {
 
   // --- the pool ---
 
-  static unsigned chunk_of(std::size_t index) noexcept {
-    return static_cast<unsigned>(std::bit_width(index / first_chunk_ + 1)) - 1;
-  }
-  static constexpr std::size_t chunk_start(unsigned c) noexcept {
-    return first_chunk_ * ((std::size_t{1} << c) - 1);
-  }
-  static constexpr std::size_t max_capacity() noexcept {
-    unsigned c = 0;
-    while (chunk_start(c + 1) <= none_) ++c;
-    return chunk_start(c);
-  }
-
   node& at(std::size_t index) const noexcept {
-    const unsigned c = chunk_of(index);
-    return chunks_[c][index - chunk_start(c)];
+    const unsigned c = pool_layout::of(index);
+    return chunks_[c][index - pool_layout::start(c)];
   }
 
   node* find(timer_id id) const noexcept {
@@ -471,7 +460,7 @@ class timers {
   }
 
   void grow() {
-    const std::size_t count = first_chunk_ << chunks_.size();
+    const std::size_t count = pool_layout::size(chunks_.size());
     if (capacity_ + count > none_)
       throw std::length_error("timerwheel: timers: more than 2^32 - 64 timers");
     chunks_.reserve(chunks_.size() + 1);
