@@ -1,5 +1,5 @@
 // timerwheel::timer_service: timers that any thread may schedule and cancel;
-// one worker thread owns the wheel (a timers<Clock>) and runs the callbacks.
+// one worker thread owns the wheel and runs the callbacks.
 // sharded_timer_service: a wheel and a worker per shard.
 //
 // How it works. A call from any thread takes an entry from a lock-free pool,
@@ -8,26 +8,30 @@
 // entry carries one atomic state word (detail/service_state.hpp) that
 // cancel and the worker change only by compare-and-swap, so that cancel's
 // answer is the truth: true exactly when the callback will never run (again),
-// false when it has run or is running. A cancel that wins while the timer
-// sits in the wheel sends the entry back on the queue, and the worker unlinks
-// it when it next wakes. The worker sleeps until the next expiry, exactly,
-// or until a submission due earlier than that wakes it
+// false when it has run or is running. The entry is the timer: it embeds the
+// wheel's hook, and the worker links the entry itself into its wheel, so a
+// timer is stored once, in one object of two cache lines. A cancel that wins
+// while the submission is still on the queue needs no message (the worker
+// frees the entry when it takes it); one that wins while the timer sits in
+// the wheel sends the entry back on the queue, and the worker unlinks it
+// when it next wakes. The worker sleeps until the next expiry, exactly, or
+// until a submission due earlier than that wakes it
 // (detail/service_wake.hpp); nothing else wakes it, so an idle service costs
 // nothing.
 //
-// Time: as timers<Clock> (deadlines rounded up to a tick edge, never early).
-// A one-shot timer's deadline is taken when after() is called; a periodic
-// timer's grid starts when the worker takes it, microseconds later.
+// Time: deadlines round up to a tick edge, never early, as in timers<Clock>.
+// A one-shot timer's deadline is taken when after() is called, and so is a
+// periodic timer's start: its k-th firing is due k periods after the call.
 //
 // PERFORMANCE NOTE: after/at/every cost an entry from the pool (one CAS on
 // the calling thread's own stack), the callback's move (no allocation up to
 // four pointers of captures), one atomic exchange on the queue and, only
 // when the deadline is the earliest, one wake-up of the worker. cancel is one
 // CAS, plus one exchange on the queue when the timer is in the wheel. The
-// worker does as much again: it takes each message, places the timer in
-// its timers<Clock> and unlinks the cancelled ones. An entry is about 136
-// bytes, plus the worker's node (about 96) while the timer is pending; the
-// pool grows and never shrinks until the service is destroyed.
+// worker takes each message, links the entry into its wheel (O(1)) and
+// unlinks the cancelled ones (O(1)). An entry is 128 bytes on 64-bit
+// targets, the whole of a pending timer; the pool grows and never shrinks
+// until the service is destroyed.
 #pragma once
 
 #include <algorithm>
@@ -55,7 +59,9 @@
 #include "detail/service_state.hpp"
 #include "detail/service_wake.hpp"
 #include "detail/unique_function.hpp"
-#include "timers.hpp"
+#include "timer_hook.hpp"
+#include "timers.hpp"  // missed_ticks
+#include "wheel.hpp"
 
 namespace timerwheel::inline TIMERWHEEL_ABI {
 
@@ -139,29 +145,29 @@ class basic_timer_service {
   template <class F>
   service_timer_id after(duration delay, F&& f) {
     const time_point t = detail::saturating_add(Clock::now(), delay);
-    return submit(kind::once, t, duration::zero(), missed_ticks::skip, std::forward<F>(f));
+    return submit(timer_kind::once, t, duration::zero(), missed_ticks::skip, std::forward<F>(f));
   }
 
   // A one-shot timer at time point `t` (in the past: due at once). As after().
   template <class F>
   service_timer_id at(time_point t, F&& f) {
-    return submit(kind::once, t, duration::zero(), missed_ticks::skip, std::forward<F>(f));
+    return submit(timer_kind::once, t, duration::zero(), missed_ticks::skip, std::forward<F>(f));
   }
 
-  // A fixed-rate periodic timer (see timers::every and missed_ticks): due
-  // every `period` (Clock's duration), counted from when the worker takes it.
-  // Fires until cancelled. Throws std::invalid_argument for a period that is
+  // A fixed-rate periodic timer (see timers::every and missed_ticks): its
+  // k-th firing is due k * `period` (Clock's duration) after the call, on an
+  // exact grid. Fires until cancelled. Throws std::invalid_argument for a period that is
   // not positive, and as after().
   template <class F>
   service_timer_id every(duration period, F&& f, missed_ticks policy = missed_ticks::skip) {
     if (period <= duration::zero())
       throw std::invalid_argument("timerwheel: timer_service::every: the period must be positive");
     const time_point t = detail::saturating_add(Clock::now(), period);
-    return submit(kind::fixed_rate, t, period, policy, std::forward<F>(f));
+    return submit(timer_kind::fixed_rate, t, period, policy, std::forward<F>(f));
   }
 
   // A fixed-delay periodic timer (see timers::every_fixed_delay): first due
-  // `delay` after the worker takes it, then each time `delay` after its
+  // `delay` after the call, then each time `delay` after its
   // callback returned. Fires until cancelled. Throws as every().
   template <class F>
   service_timer_id every_fixed_delay(duration delay, F&& f) {
@@ -169,7 +175,7 @@ class basic_timer_service {
       throw std::invalid_argument(
           "timerwheel: timer_service::every_fixed_delay: the delay must be positive");
     const time_point t = detail::saturating_add(Clock::now(), delay);
-    return submit(kind::fixed_delay, t, delay, missed_ticks::skip, std::forward<F>(f));
+    return submit(timer_kind::fixed_delay, t, delay, missed_ticks::skip, std::forward<F>(f));
   }
 
   // --- cancelling (any thread) ---
@@ -240,7 +246,8 @@ class basic_timer_service {
   // own time): zero while idle, for tests and tuning.
   std::uint64_t wakeups() const noexcept { return wake_.wakeups(); }
   // Timer entries the service has made (idle ones included): its memory is
-  // about 136 bytes times this, plus the worker's wheel. Lock-free.
+  // 128 bytes (on 64-bit targets) times this, plus the worker's wheel (its
+  // slots, a few tens of kilobytes). Lock-free.
   std::size_t capacity() const noexcept { return pool_.capacity(); }
   // The tick length and the clock deadlines are read on.
   const tick_clock<Clock>& clock() const noexcept { return clock_; }
@@ -248,40 +255,39 @@ class basic_timer_service {
  private:
   friend class basic_sharded_timer_service<Clock>;
 
-  enum class kind : std::uint8_t { once, fixed_rate, fixed_delay };
+  enum class timer_kind : std::uint8_t { once, fixed_rate, fixed_delay };
+  // What an entry is on the queue for (its mpsc_node's kind).
   enum node_kind : std::uint8_t { submit_kind, cancel_kind, stop_kind };
 
-  struct entry;
-  struct entry_node : detail::mpsc_node {
-    entry* owner = nullptr;
-  };
-  struct entry : detail::service_slot {
-    std::atomic<std::uint64_t> word{0};
-    entry_node submit_node;
-    entry_node cancel_node;
-    // Written by the submitter before the push; read by the worker.
-    detail::unique_function<void()> callback;
-    time_point deadline{};
-    duration period{};
-    kind type = kind::once;
-    missed_ticks policy = missed_ticks::skip;
-    // The worker's own.
-    bool in_wheel = false;
-    timer_id inner{};
+  using wheel_type = wheel<default_config>;
+  using hook_type = typename wheel_type::hook_type;
+  using tick_type = typename wheel_type::tick_type;
 
-    entry() noexcept {
-      submit_node.kind = submit_kind;
-      submit_node.owner = this;
-      cancel_node.kind = cancel_kind;
-      cancel_node.owner = this;
-    }
+  // One timer, whole: the pool's links, the queue's node (a submission, then
+  // a cancel: never both on the queue at once, since a cancel is sent only
+  // once the worker has taken the submission), the wheel's hook, the state
+  // word and the callback. The worker's hot fields share the first cache
+  // line; the callback and the times fill the second.
+  struct alignas(64) entry : detail::service_slot, detail::mpsc_node, hook_type {
+    std::atomic<std::uint64_t> word{0};
+    detail::unique_function<void()> callback;
+    // One-shot: the deadline asked for. Periodic: the time point of the next
+    // firing (fixed rate: its grid point). Written by the submitter before
+    // the push; then the worker's.
+    time_point due{};
+    duration period{};
+    timer_kind type = timer_kind::once;
+    missed_ticks policy = missed_ticks::skip;
   };
+  static_assert(sizeof(void*) != 8 || sizeof(entry) <= 128,
+                "timer_service: an entry is two cache lines on 64-bit targets");
 
   basic_timer_service(options opts, std::uint64_t serial)
       : serial_(serial),
         clock_(opts.tick),
         on_destroy_(opts.on_destroy),
-        inner_(tick_clock<Clock>(opts.tick)) {
+        last_(Clock::now()),
+        wheel_(clock_.elapsed_ticks(last_)) {
     stop_node_.kind = stop_kind;
     worker_ = std::thread([this] { run(); });
   }
@@ -298,8 +304,8 @@ class basic_timer_service {
   }
 
   template <class F>
-  service_timer_id submit(kind type, time_point deadline, duration period, missed_ticks policy,
-                          F&& f) {
+  service_timer_id submit(timer_kind type, time_point deadline, duration period,
+                          missed_ticks policy, F&& f) {
     static_assert(std::is_invocable_v<std::decay_t<F>&>,
                   "timer_service: a callback is called with no arguments");
     if (closed_.load(std::memory_order_acquire)) refuse();
@@ -312,15 +318,16 @@ class basic_timer_service {
       pool_.release(e);
       throw;
     }
-    e.deadline = deadline;
+    e.due = deadline;
     e.period = period;
     e.type = type;
     e.policy = policy;
     const std::uint64_t queued =
         detail::service_word::make(generation, detail::service_phase::queued,
-                                   type == kind::once ? 0 : detail::service_word::periodic);
+                                   type == timer_kind::once ? 0 : detail::service_word::periodic);
     e.word.store(queued, std::memory_order_relaxed);
-    queue_.push(e.submit_node);
+    e.kind = submit_kind;
+    queue_.push(e);
     count_message();
     if (closed_.load(std::memory_order_seq_cst)) {
       // Shutdown came between the first look and the push: withdraw, unless
@@ -393,7 +400,10 @@ class basic_timer_service {
     if (e == nullptr) return nullptr;
     switch (detail::cancel_word(e->word, id.generation, w)) {
       case detail::cancel_outcome::cancelled_armed:
-        queue_.push(e->cancel_node);
+        // The worker took the submission (the node is off the queue): the
+        // same node carries the cancel.
+        e->kind = cancel_kind;
+        queue_.push(*e);
         count_message();
         return e;
       case detail::cancel_outcome::cancelled_queued:
@@ -422,17 +432,17 @@ class basic_timer_service {
     for (;;) {
       const int drained = drain(drain_batch);
       if (drained < 0) break;
-      inner_.run_due();
-      live_.store(inner_.size(), std::memory_order_relaxed);
+      run_due();
+      live_.store(armed_, std::memory_order_relaxed);
       if (drained == drain_batch) continue;
-      const std::optional<time_point> next = inner_.next_expiry();
-      if (next && *next <= Clock::now()) continue;
-      wake_.publish(next ? clock_.ticks_at(*next) : detail::service_wake::never);
+      const std::optional<tick_type> next = wheel_.next_deadline();
+      if (next && *next <= clock_.elapsed_ticks(Clock::now())) continue;
+      wake_.publish(next ? *next : detail::service_wake::never);
       if (!queue_.empty()) {
         wake_.stay_awake();
         continue;
       }
-      wake_.sleep_until(next.value_or(time_point{}), !next);
+      wake_.sleep_until(next ? clock_.time_of(*next) : time_point{}, !next);
     }
     finish();
   }
@@ -454,7 +464,7 @@ class basic_timer_service {
       ++n;
       if (node->kind == stop_kind) return -1;
       taken_.store(taken_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      entry& e = *static_cast<entry_node*>(node)->owner;
+      entry& e = static_cast<entry&>(*node);
       if (node->kind == submit_kind)
         take(e);
       else
@@ -463,86 +473,99 @@ class basic_timer_service {
     return n;
   }
 
-  // A submission: into the wheel, unless cancelled or withdrawn meanwhile.
-  void take(entry& e) {
+  // A submission: into the wheel, unless cancelled or withdrawn meanwhile
+  // (then no message follows, and the entry is freed here).
+  void take(entry& e) noexcept {
     using sw = detail::service_word;
     std::uint64_t w = e.word.load(std::memory_order_acquire);
-    if (sw::phase(w) != detail::service_phase::queued) {
-      release(e);  // cancelled or withdrawn before it got here: no message follows
-      return;
-    }
-    try {
-      auto fire = [this, &e](timer_id id) { fire_entry(e, id); };
-      switch (e.type) {
-        case kind::once:
-          e.inner = inner_.at(e.deadline, fire);
-          break;
-        case kind::fixed_rate:
-          e.inner = inner_.every(e.period, fire, e.policy);
-          break;
-        case kind::fixed_delay:
-          e.inner = inner_.every_fixed_delay(e.period, fire);
-          break;
-      }
-    } catch (...) {
-      // The worker could not grow its wheel: the timer is dropped, and the
-      // error reported, unless a cancel took it first.
-      if (e.word.compare_exchange_strong(w, sw::with_phase(w, detail::service_phase::dropped)))
-        release(e);
-      report(std::current_exception());
-      return;
-    }
-    if (e.word.compare_exchange_strong(w, sw::with_phase(w, detail::service_phase::armed),
+    if (sw::phase(w) == detail::service_phase::queued &&
+        e.word.compare_exchange_strong(w, sw::with_phase(w, detail::service_phase::armed),
                                        std::memory_order_acq_rel)) {
-      e.in_wheel = true;
-    } else {
-      inner_.cancel(e.inner);  // cancelled while it was being placed: no message follows
-      release(e);
-    }
-  }
-
-  // A cancel that won while the timer was in the wheel.
-  void unlink_cancelled(entry& e) {
-    if (e.in_wheel) {
-      inner_.cancel(e.inner);
-      e.in_wheel = false;
+      // A cancel may win from here on and send the entry back on the queue;
+      // the worker takes that message after this link.
+      place(e, clock_.ticks_at(e.due));
+      return;
     }
     release(e);
   }
 
-  // The wheel says the timer is due.
-  void fire_entry(entry& e, timer_id id) {
+  void place(entry& e, tick_type deadline) noexcept {
+    wheel_.schedule(e, deadline);
+    ++armed_;
+  }
+
+  // A cancel that won while the timer was in the wheel (or being fired: then
+  // the wheel has unlinked it already).
+  void unlink_cancelled(entry& e) noexcept {
+    if (wheel_.cancel(e)) --armed_;
+    release(e);
+  }
+
+  // Reads the clock; a reading behind an earlier one counts as that one.
+  time_point observe() noexcept {
+    const time_point t = Clock::now();
+    if (t > last_) last_ = t;
+    return last_;
+  }
+
+  // Fires what is due by the clock's reading, in tick order.
+  void run_due() noexcept {
+    const time_point now = observe();
+    tick_type to = clock_.elapsed_ticks(now);
+    if (to < wheel_.now()) to = wheel_.now();
+    run_now_ = now;
+    run_edge_ = clock_.time_of(to);
+    wheel_.advance(to, [this](hook_type& h) { fire_entry(static_cast<entry&>(h)); });
+  }
+
+  // The wheel says the timer is due (and has unlinked it).
+  void fire_entry(entry& e) noexcept {
     using sw = detail::service_word;
+    --armed_;
     std::uint64_t w = e.word.load(std::memory_order_acquire);
     do {
-      if (sw::phase(w) != detail::service_phase::armed) {
-        // Cancelled, its message not taken yet: that message releases it.
-        if (e.type != kind::once) inner_.cancel(id);
-        e.in_wheel = false;
-        return;
-      }
+      // Cancelled, its message not taken yet: that message releases it.
+      if (sw::phase(w) != detail::service_phase::armed) return;
     } while (!e.word.compare_exchange_weak(w, sw::with_phase(w, detail::service_phase::firing),
                                            std::memory_order_acq_rel));
     invoke(e);
-    if (e.type == kind::once) {
-      e.in_wheel = false;
+    if (e.type == timer_kind::once) {
       release(e);
       return;
     }
+    const time_point next = next_due(e);
     w = e.word.load(std::memory_order_acquire);
     for (;;) {
       if ((w & sw::stop) != 0) {
-        inner_.cancel(id);
-        e.in_wheel = false;
         release(e);
         return;
       }
       const std::uint64_t armed = sw::with_phase(w & ~sw::waiter, detail::service_phase::armed);
       if (e.word.compare_exchange_weak(w, armed, std::memory_order_acq_rel)) {
+        e.due = next;
+        // A firing due by this run's tick (missed_ticks::burst) fires in it.
+        place(e, clock_.ticks_at(next));
         if ((w & sw::waiter) != 0) e.word.notify_all();
         return;
       }
     }
+  }
+
+  // A periodic timer's next firing, after the one that just ran (the
+  // arithmetic of timers<Clock>, detail/periodic.hpp).
+  time_point next_due(const entry& e) noexcept {
+    if (e.type == timer_kind::fixed_delay) return detail::saturating_add(observe(), e.period);
+    time_point next = detail::saturating_add(e.due, e.period);
+    if (next > run_edge_) return next;
+    switch (e.policy) {  // a stall: that period is due already
+      case missed_ticks::burst:
+        return next;
+      case missed_ticks::skip:
+        return detail::next_grid_point_after(e.due, e.period, run_edge_);
+      case missed_ticks::delay:
+        return detail::saturating_add(run_now_, e.period);
+    }
+    return next;
   }
 
   void invoke(entry& e) noexcept {
@@ -572,32 +595,27 @@ class basic_timer_service {
     pool_.release(e);
   }
 
-  // At the stop node: drop or fire what is in the wheel.
+  // At the stop node: drop or fire what is in the wheel, in deadline order
+  // (FIFO among equal ticks), emptying it.
   void finish() {
     using sw = detail::service_word;
-    std::vector<entry*> armed;
-    pool_.for_each([&](entry& e) {
-      if (e.in_wheel) armed.push_back(&e);
-    });
-    std::stable_sort(armed.begin(), armed.end(),
-                     [](const entry* a, const entry* b) { return a->deadline < b->deadline; });
-    for (entry* e : armed) {
-      inner_.cancel(e->inner);
-      e->in_wheel = false;
-      const auto to = policy_ == shutdown_policy::fire ? detail::service_phase::firing
-                                                       : detail::service_phase::dropped;
+    const auto to = policy_ == shutdown_policy::fire ? detail::service_phase::firing
+                                                     : detail::service_phase::dropped;
+    wheel_.expire_all([&](hook_type& h) {
+      entry& e = static_cast<entry&>(h);
+      --armed_;
       // Only an armed timer is the worker's to fire or drop: one that a
       // cancel took (before the load, or between the load and the CAS) is
       // released by the cancel's message, still on the queue.
-      std::uint64_t w = e->word.load(std::memory_order_acquire);
+      std::uint64_t w = e.word.load(std::memory_order_acquire);
       bool taken = false;
       while (!taken && sw::phase(w) == detail::service_phase::armed)
-        taken = e->word.compare_exchange_weak(w, sw::with_phase(w, to), std::memory_order_acq_rel,
-                                              std::memory_order_acquire);
-      if (!taken) continue;
-      if (policy_ == shutdown_policy::fire) invoke(*e);
-      release(*e);
-    }
+        taken = e.word.compare_exchange_weak(w, sw::with_phase(w, to), std::memory_order_acq_rel,
+                                             std::memory_order_acquire);
+      if (!taken) return;
+      if (policy_ == shutdown_policy::fire) invoke(e);
+      release(e);
+    });
   }
 
   // After the worker has gone: what is left on the queue is refused
@@ -607,7 +625,7 @@ class basic_timer_service {
       detail::mpsc_node* node = nullptr;
       if (queue_.pop(node) != detail::pop_status::item) return;
       if (node->kind == stop_kind) continue;
-      release(*static_cast<entry_node*>(node)->owner);
+      release(static_cast<entry&>(*node));
     }
   }
 
@@ -630,8 +648,14 @@ class basic_timer_service {
   };
   std::array<padded_count, detail::service_pool<entry>::shards> pushed_{};
   alignas(64) std::atomic<std::uint64_t> taken_{0};  // messages the worker took; it alone writes
-  timers<Clock> inner_;                              // the worker's alone
-  std::thread worker_;                               // last: started once everything else is built
+  // The worker's alone. The wheel after the pool: destroyed first, it
+  // unlinks whatever hooks it still holds while their entries live.
+  time_point last_;        // the latest clock reading: the worker's time
+  time_point run_now_{};   // during run_due: its reading
+  time_point run_edge_{};  // during run_due: the tick edge it runs to
+  std::size_t armed_ = 0;  // entries linked in the wheel
+  wheel_type wheel_;
+  std::thread worker_;  // last: started once everything else is built
 };
 
 using timer_service = basic_timer_service<>;
