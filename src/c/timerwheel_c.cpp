@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #define TIMERWHEEL_C_BUILDING 1
 #include <timerwheel/levels.hpp>
@@ -76,12 +77,13 @@ const tw_timer* timer_of(const Hook& h) noexcept {
   return reinterpret_cast<const tw_timer*>(&h);
 }
 
-// Calls f(wheel, Config{}) with the wheel of `w`'s configuration. The
-// default configuration is tested first: the branch a hot loop takes.
+// Calls f(wheel, Config{}) with the wheel of a configuration other than the
+// default: out of line and cold, so that a hot entry point holds the
+// default's code alone and pays for the others one predictable branch.
+// `f` is taken by value: a lambda of a few captured values travels in
+// registers, so that the hot path builds no object in memory for it.
 template <class F>
-decltype(auto) visit(tw_wheel* w, F&& f) {
-  if (w->config == TW_CONFIG_DEFAULT) [[likely]]
-    return f(static_cast<wheel_box<config_default>*>(w)->wheel, config_default{});
+[[gnu::noinline, gnu::cold]] decltype(auto) visit_other(tw_wheel* w, F f) {
   switch (w->config) {
     case TW_CONFIG_COUNTED:
       return f(static_cast<wheel_box<config_counted>*>(w)->wheel, config_counted{});
@@ -91,6 +93,15 @@ decltype(auto) visit(tw_wheel* w, F&& f) {
     default:
       return f(static_cast<wheel_box<config_default>*>(w)->wheel, config_default{});
   }
+}
+
+// Calls f(wheel, Config{}) with the wheel of `w`'s configuration. The
+// default configuration is inline, behind one branch; the others are a call.
+template <class F>
+TIMERWHEEL_ALWAYS_INLINE decltype(auto) visit(tw_wheel* w, F&& f) {
+  if (w->config == TW_CONFIG_DEFAULT) [[likely]]
+    return f(static_cast<wheel_box<config_default>*>(w)->wheel, config_default{});
+  return visit_other(w, f);
 }
 
 template <class F>
@@ -110,14 +121,22 @@ tw_status fail(const tw_wheel* w, tw_status status, const char* call, const char
   return status;
 }
 
-// Runs `body` and maps whatever it throws to a status, with the message
-// kept in the wheel. `invalid` is the status of std::invalid_argument: what
-// the wheel throws for a target behind now or a reversed range.
-template <class Body>
-tw_status guarded(const tw_wheel* w, const char* call, tw_status invalid, Body&& body) noexcept {
+// fail() for an entry point on the hot path: out of line and cold, so that
+// the hot path sets up no arguments and saves no register for it.
+[[gnu::noinline, gnu::cold]] tw_status fail_cold(const tw_wheel* w, tw_status status,
+                                                 const char* call, const char* what) noexcept {
+  return fail(w, status, call, what);
+}
+
+// The status of the exception in flight, with its message kept in the
+// wheel; called from a catch block. `invalid` is the status of
+// std::invalid_argument: what the wheel throws for a target behind now or a
+// reversed range. Out of line and cold: an entry point's hot path carries
+// one catch-all handler and nothing else.
+[[gnu::noinline, gnu::cold]] tw_status caught(const tw_wheel* w, const char* call,
+                                              tw_status invalid) noexcept {
   try {
-    body();
-    return TW_OK;
+    throw;
   } catch (const std::invalid_argument& e) {
     return fail(w, invalid, call, e.what());
   } catch (const std::logic_error& e) {
@@ -129,6 +148,17 @@ tw_status guarded(const tw_wheel* w, const char* call, tw_status invalid, Body&&
     return fail(w, TW_EINTERNAL, call, e.what());
   } catch (...) {
     return fail(w, TW_EINTERNAL, call, "an exception that is not a std::exception");
+  }
+}
+
+// Runs `body` and maps whatever it throws to a status (see caught()).
+template <class Body>
+tw_status guarded(const tw_wheel* w, const char* call, tw_status invalid, Body&& body) noexcept {
+  try {
+    body();
+    return TW_OK;
+  } catch (...) {
+    return caught(w, call, invalid);
   }
 }
 
@@ -202,6 +232,36 @@ struct c_callback {
   }
 };
 
+// tw_advance on a wheel of configuration Config. Forced inline into
+// tw_advance for the default configuration: its common path (nothing due)
+// is a few loads and a store, and what a throw needs is in caught().
+template <class Config>
+TIMERWHEEL_ALWAYS_INLINE tw_status advance_in(tw_wheel* w, std::uint64_t to, tw_callback cb,
+                                              void* user, std::size_t* fired) noexcept {
+  try {
+    const std::size_t n =
+        static_cast<wheel_box<Config>*>(w)->wheel.advance(tick<Config>(to), c_callback{cb, user});
+    if (fired != nullptr) *fired = n;
+    return TW_OK;
+  } catch (...) {
+    return caught(w, "tw_advance", TW_EBEHIND);
+  }
+}
+
+// tw_advance for the configurations other than the default.
+[[gnu::noinline, gnu::cold]] tw_status advance_other(tw_wheel* w, std::uint64_t to, tw_callback cb,
+                                                     void* user, std::size_t* fired) noexcept {
+  switch (w->config) {
+    case TW_CONFIG_COUNTED:
+      return advance_in<config_counted>(w, to, cb, user, fired);
+    case TW_CONFIG_WRAP32:
+      return advance_in<config_wrap32>(w, to, cb, user, fired);
+    case TW_CONFIG_DEFAULT:
+    default:
+      return advance_in<config_default>(w, to, cb, user, fired);
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -267,9 +327,9 @@ bool tw_empty(const tw_wheel* w) {
 }
 
 tw_status tw_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
-  if (w == nullptr || timer == nullptr)
-    return fail(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
-  visit(w, [&](auto& wheel, auto config) {
+  if (w == nullptr || timer == nullptr) [[unlikely]]
+    return fail_cold(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
+  visit(w, [=](auto& wheel, auto config) {
     using C = decltype(config);
     wheel.schedule(hook<C>(timer), tick<C>(deadline));
   });
@@ -290,33 +350,36 @@ tw_status tw_schedule_in_range(tw_wheel* w, tw_timer* timer, uint64_t earliest, 
 }
 
 bool tw_cancel(tw_wheel* w, tw_timer* timer) {
-  if (w == nullptr || timer == nullptr) return false;
+  if (w == nullptr || timer == nullptr) [[unlikely]]
+    return false;
   return visit(
-      w, [&](auto& wheel, auto config) { return wheel.cancel(hook<decltype(config)>(timer)); });
+      w, [=](auto& wheel, auto config) { return wheel.cancel(hook<decltype(config)>(timer)); });
 }
 
 tw_status tw_advance(tw_wheel* w, uint64_t to, tw_callback cb, void* user, size_t* fired) {
-  if (w == nullptr || cb == nullptr)
-    return fail(w, TW_EINVAL, "tw_advance", "a null wheel or callback");
-  return guarded(w, "tw_advance", TW_EBEHIND, [&] {
-    const std::size_t n = visit(w, [&](auto& wheel, auto config) {
-      return wheel.advance(tick<decltype(config)>(to), c_callback{cb, user});
-    });
-    if (fired != nullptr) *fired = n;
-  });
+  if (w == nullptr || cb == nullptr) [[unlikely]]
+    return fail_cold(w, TW_EINVAL, "tw_advance", "a null wheel or callback");
+  if (w->config == TW_CONFIG_DEFAULT) [[likely]]
+    return advance_in<config_default>(w, to, cb, user, fired);
+  return advance_other(w, to, cb, user, fired);
 }
 
 tw_status tw_advance_pull(tw_wheel* w, uint64_t to, size_t* queued) {
-  if (w == nullptr) return TW_EINVAL;
-  return guarded(w, "tw_advance_pull", TW_EBEHIND, [&] {
+  if (w == nullptr) [[unlikely]]
+    return TW_EINVAL;
+  try {
     const std::size_t n = visit(
-        w, [&](auto& wheel, auto config) { return wheel.advance(tick<decltype(config)>(to)); });
+        w, [=](auto& wheel, auto config) { return wheel.advance(tick<decltype(config)>(to)); });
     if (queued != nullptr) *queued = n;
-  });
+    return TW_OK;
+  } catch (...) {
+    return caught(w, "tw_advance_pull", TW_EBEHIND);
+  }
 }
 
 tw_timer* tw_take_expired(tw_wheel* w) {
-  if (w == nullptr) return nullptr;
+  if (w == nullptr) [[unlikely]]
+    return nullptr;
   return visit(w, [](auto& wheel, auto) -> tw_timer* {
     auto* const h = wheel.take_expired();
     return h == nullptr ? nullptr : timer_of(*h);

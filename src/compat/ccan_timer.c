@@ -15,24 +15,45 @@ struct timemono time_mono(void) {
   return t;
 }
 
+/* Nanoseconds below 2^31, where the reciprocal is exact. */
+#define CCAN_TIMER_RECIP_LIMIT ((uint64_t)1 << 31)
+
+/* The reciprocal of `g` for n below 2^31: with l = ceil(log2 g), shift =
+ * 31 + l and recip = ceil(2^shift / g), (n * recip) >> shift == n / g for
+ * every such n (Granlund and Montgomery, "Division by invariant integers
+ * using multiplication", 1994, theorem 4.2: recip * g is at most
+ * 2^shift + 2^l). recip < 2^32, so the product fits in 64 bits. */
+static void set_reciprocal(struct timers* timers, uint64_t g) {
+  unsigned l = 0;
+  while (((uint64_t)1 << l) < g) ++l;
+  timers->shift = 31 + l;
+  timers->recip = (((uint64_t)1 << timers->shift) + g - 1) / g;
+  timers->per_sec = 1000000000u / g;
+}
+
+/* n / granularity, for the nanoseconds of a time: by the reciprocal when n
+ * is below 2^31 (always, for a normalised time: n < 10^9 + granularity). */
+static inline uint64_t grains(const struct timers* timers, uint64_t n) {
+  if (n < CCAN_TIMER_RECIP_LIMIT) return (n * timers->recip) >> timers->shift;
+  return n / timers->granularity;
+}
+
 /* The tick of `t`, rounded down: for now and the expire argument, so that a
  * timer is never returned before its time has come. */
-static uint64_t ticks_floor(const struct timers* timers, struct timemono t) {
+static inline uint64_t ticks_floor(const struct timers* timers, struct timemono t) {
   if (t.ts.tv_sec < 0) return 0;
-  const uint64_t per_sec = 1000000000u / timers->granularity;
-  return (uint64_t)t.ts.tv_sec * per_sec + (uint64_t)t.ts.tv_nsec / timers->granularity;
+  return (uint64_t)t.ts.tv_sec * timers->per_sec + grains(timers, (uint64_t)t.ts.tv_nsec);
 }
 
 /* The tick of `t`, rounded up: for a timer's time. */
-static uint64_t ticks_ceil(const struct timers* timers, struct timemono t) {
+static inline uint64_t ticks_ceil(const struct timers* timers, struct timemono t) {
   if (t.ts.tv_sec < 0) return 0;
-  const uint64_t g = timers->granularity;
-  const uint64_t per_sec = 1000000000u / g;
-  return (uint64_t)t.ts.tv_sec * per_sec + ((uint64_t)t.ts.tv_nsec + g - 1) / g;
+  return (uint64_t)t.ts.tv_sec * timers->per_sec +
+         grains(timers, (uint64_t)t.ts.tv_nsec + timers->granularity - 1);
 }
 
 static struct timemono time_of(const struct timers* timers, uint64_t ticks) {
-  const uint64_t per_sec = 1000000000u / timers->granularity;
+  const uint64_t per_sec = timers->per_sec;
   struct timemono t;
   t.ts.tv_sec = (time_t)(ticks / per_sec);
   t.ts.tv_nsec = (long)((ticks % per_sec) * timers->granularity);
@@ -82,6 +103,8 @@ void timerwheel_ccan_timers_init(struct timers* timers, struct timemono start,
     abort();
   }
   timers->granularity = granularity;
+  set_reciprocal(timers, granularity);
+  timers->queued = 0;
   const uint64_t now = ticks_floor(timers, start);
   tw_status status;
   timers->alloc = ccan_alloc;
@@ -121,17 +144,30 @@ bool timer_earliest(struct timers* timers, struct timemono* first) {
   return true;
 }
 
+/* timers_expire when no timer is known to be queued: queues what is due by
+ * `expire` (a time behind the current one is taken as the current one) and
+ * returns the first. Out of line: the common calls (a timer queued, or
+ * nothing due) stay small. */
+static struct timer* expire_more(struct timers* timers, struct timemono expire) {
+  size_t queued = 0;
+  if (tw_advance_pull(timers->wheel, ticks_floor(timers, expire), &queued) == TW_EBEHIND)
+    tw_advance_pull(timers->wheel, tw_now(timers->wheel), &queued);
+  if (queued == 0) return NULL;
+  timers->queued = queued - 1;
+  return tw_container_of(tw_take_expired(timers->wheel), struct timer, tw);
+}
+
 struct timer* timers_expire(struct timers* timers, struct timemono expire) {
-  tw_timer* t = tw_take_expired(timers->wheel);
-  if (t == NULL) {
-    /* The queue ran dry: queue what is due by `expire` (a time behind the
-     * current one is taken as the current one). */
-    if (tw_advance_pull(timers->wheel, ticks_floor(timers, expire), NULL) == TW_EBEHIND)
-      tw_advance_pull(timers->wheel, tw_now(timers->wheel), NULL);
-    t = tw_take_expired(timers->wheel);
-    if (t == NULL) return NULL;
+  if (timers->queued != 0) {
+    tw_timer* t = tw_take_expired(timers->wheel);
+    if (t != NULL) {
+      --timers->queued;
+      return tw_container_of(t, struct timer, tw);
+    }
+    /* Those left were deleted or added again. */
+    timers->queued = 0;
   }
-  return tw_container_of(t, struct timer, tw);
+  return expire_more(timers, expire);
 }
 
 struct timers* timers_check(const struct timers* t, const char* abortstr) {

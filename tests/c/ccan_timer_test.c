@@ -187,6 +187,91 @@ static void test_allocator(void) {
   timers_cleanup(&timers);
 }
 
+/* Every granularity that divides a second: a time becomes ticks by a
+ * reciprocal, which must agree with the division everywhere, rounded up for
+ * a timer's time and down for the expire argument. */
+static void test_every_granularity(void) {
+  unsigned long long seed = 7;
+  for (uint64_t two = 1; two <= 512; two *= 2) {
+    for (uint64_t five = 1; five <= 1953125; five *= 5) {
+      const uint64_t g = two * five;
+      const uint64_t per_sec = 1000000000u / g;
+      struct timers timers;
+      struct timemono start = {{0, 0}};
+      timerwheel_ccan_timers_init(&timers, start, g);
+      /* Nanoseconds at the edges of grains and at random; the last is not
+       * normalised (above 2^31), which takes the division. */
+      uint64_t ns[16] = {0, 1, g - 1, g, g + 1, 999999999u, 1000000000u - g, 3000000001u};
+      for (int k = 8; k < 16; ++k) {
+        const uint64_t grain = check_rand(&seed) % per_sec;
+        ns[k] = grain * g + (k % 3 == 0 ? 0 : k % 3 == 1 ? g - 1 : 1);
+      }
+      for (int k = 0; k < 16; ++k) {
+        const uint64_t sec = 4u * (uint64_t)(k + 1); /* increasing: past 3000000001 ns */
+        struct timemono when;
+        when.ts.tv_sec = (time_t)sec;
+        when.ts.tv_nsec = (long)ns[k];
+        const uint64_t ceil_ticks = sec * per_sec + (ns[k] + g - 1) / g;
+        const uint64_t floor_ticks = sec * per_sec + ns[k] / g;
+        struct job j = {.id = k};
+        timer_init(&j.t);
+        timer_addmono(&timers, &j.t, when);
+        CHECK(tw_timer_deadline(timers.wheel, &j.t.tw) == ceil_ticks);
+        struct timemono first;
+        CHECK(timer_earliest(&timers, &first));
+        CHECK((uint64_t)first.ts.tv_sec * per_sec + (uint64_t)first.ts.tv_nsec / g == ceil_ticks);
+        /* Expiring at `when` itself: due exactly when no rounding was needed. */
+        struct timer* t = timers_expire(&timers, when);
+        CHECK((t == &j.t) == (ceil_ticks == floor_ticks));
+        CHECK(tw_now(timers.wheel) == floor_ticks);
+        if (t == NULL) {
+          const struct timemono due = timemono_add(when, time_from_nsec(g));
+          CHECK(timers_expire(&timers, due) == &j.t);
+        }
+        CHECK(timers_expire(&timers, when) == NULL);
+      }
+      timers_cleanup(&timers);
+    }
+  }
+}
+
+/* timers_expire hands out what one advance queued, one per call; deleting
+ * or adding again a queued timer, or adding one before the current time
+ * between the calls, changes what the next calls return. */
+static void test_queued_changes(void) {
+  struct timers timers;
+  timers_init(&timers, at_usec(0));
+  struct job j[5];
+  for (int i = 0; i < 5; ++i) {
+    j[i].id = i;
+    timer_init(&j[i].t);
+    timer_addmono(&timers, &j[i].t, at_usec(100));
+  }
+  CHECK(timers_expire(&timers, at_usec(100)) == &j[0].t);
+  timer_del(&timers, &j[1].t);                   /* queued: gone */
+  timer_addmono(&timers, &j[2].t, at_usec(200)); /* queued: moved later */
+  struct job early = {.id = 9};
+  timer_init(&early.t);
+  timer_addmono(&timers, &early.t, at_usec(50)); /* before now: due at once */
+  CHECK(timers_expire(&timers, at_usec(100)) == &j[3].t);
+  CHECK(timers_expire(&timers, at_usec(100)) == &j[4].t);
+  CHECK(timers_expire(&timers, at_usec(100)) == &early.t);
+  CHECK(timers_expire(&timers, at_usec(100)) == NULL);
+  CHECK(timers_expire(&timers, at_usec(199)) == NULL);
+  CHECK(timers_expire(&timers, at_usec(200)) == &j[2].t);
+  CHECK(timers_expire(&timers, at_usec(200)) == NULL);
+  /* All of a queue deleted: the next call finds nothing, then new ones. */
+  for (int i = 0; i < 3; ++i) timer_addmono(&timers, &j[i].t, at_usec(300));
+  CHECK(timers_expire(&timers, at_usec(300)) == &j[0].t);
+  timer_del(&timers, &j[1].t);
+  timer_del(&timers, &j[2].t);
+  CHECK(timers_expire(&timers, at_usec(300)) == NULL);
+  timer_addmono(&timers, &j[1].t, at_usec(301));
+  CHECK(timers_expire(&timers, at_usec(301)) == &j[1].t);
+  CHECK(timers_check(&timers, "queued") == &timers);
+  timers_cleanup(&timers);
+}
+
 int main(void) {
   RUN(test_allocator);
   RUN(test_time_helpers);
@@ -194,5 +279,7 @@ int main(void) {
   RUN(test_one_per_call);
   RUN(test_granularity_and_moves);
   RUN(test_many_random);
+  RUN(test_every_granularity);
+  RUN(test_queued_changes);
   return check_result();
 }

@@ -28,6 +28,15 @@ extern "C" {
 struct timers {
   tw_wheel* wheel;
   uint64_t granularity; /* nanoseconds per tick */
+  /* Ticks per second, and a reciprocal of the granularity (n / granularity
+   * is (n * recip) >> shift for every n below 2^31): a time becomes ticks
+   * without a division. */
+  uint64_t per_sec;
+  uint64_t recip;
+  unsigned shift;
+  /* Timers queued in the wheel by the last advance and not yet taken, or
+   * more (a queued timer that is deleted or added again leaves it high). */
+  size_t queued;
   /* The allocator of timers_set_allocator when initialised (NULL: none). */
   void* (*alloc)(size_t len, void* arg);
   void (*free)(const void* p, void* arg);
