@@ -23,7 +23,10 @@
 // returned true, every timer not cancelled fires, and (timerwheel's) none
 // fires before its deadline. Any failure prints FAILED and the program exits
 // 1. Repetitions are interleaved (implementations shuffled each round); a
-// figure is the median of the repetitions, with their min and max.
+// figure is the median of the repetitions, with their min and max. Beside
+// the operations per second (wall clock), "cpu ns/op" is the processor time
+// of all the process's threads over the timed part and the final cancels,
+// per operation: on a shared machine it moves far less than the wall clock.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -72,9 +75,24 @@ struct result {
   std::uint64_t early = 0;
   std::size_t pending = 0;
   std::uint64_t cancel_lost = 0;  // cancels of far timers that returned false
+  double cpu_ns_per_op = 0;       // processor time of the whole process per operation
 };
 
 bool failed = false;
+
+// Processor time (user + system) the process has used so far, in ns: every
+// thread's, so a worker's and its producers' alike. On a machine shared with
+// other work it moves far less than the wall clock: it counts the work done,
+// cache misses and spinning included, not the waits for a core.
+std::int64_t cpu_ns() {
+  ::rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto ns = [](const ::timeval& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 +
+           static_cast<std::int64_t>(t.tv_usec) * 1'000;
+  };
+  return ns(u.ru_utime) + ns(u.ru_stime);
+}
 
 void fail(const std::string& what) {
   std::printf("FAILED %s\n", what.c_str());
@@ -156,9 +174,11 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
       });
     }
     while (ready.load() < threads) std::this_thread::yield();
+    const std::int64_t cpu_start = cpu_ns();
     const std::int64_t start = w7::ns_of(w7::clock::now());
     go = true;
     for (auto& w : workers) w.join();
+    const std::int64_t cpu_end = cpu_ns();
     const std::int64_t end = *std::max_element(ends.begin(), ends.end());
     if constexpr (requires { impl.entries(); })
       if (std::getenv("W7_DEBUG")) std::printf("entries %zu\n", impl.entries());
@@ -175,6 +195,10 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     result res;
     res.ops_per_s = static_cast<double>(total_ops) / seconds;
+    // The threads' final cancels of their rings (untimed, a fraction of the
+    // operations) are inside the processor time: counted as operations here.
+    res.cpu_ns_per_op = static_cast<double>(cpu_end - cpu_start) /
+                        static_cast<double>(total_ops + ring * static_cast<std::uint64_t>(threads));
     res.cancel_lost = lost_cancels;
     res.pending = pending;
     std::vector<std::int64_t> lateness;
@@ -332,8 +356,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("\n%-12s %3s %14s %20s %10s %10s %6s %8s %9s\n", "impl", "T", "Mops/s", "(min-max)",
-              "p50 us", "p99 us", "early", "pending", "x asio");
+  std::printf("\n%-12s %3s %14s %20s %10s %10s %6s %8s %9s %10s\n", "impl", "T", "Mops/s",
+              "(min-max)", "p50 us", "p99 us", "early", "pending", "x asio", "cpu ns/op");
   for (const int t : o.threads) {
     double asio_ops = 0;
     if (results.count("asio")) {
@@ -343,12 +367,13 @@ int main(int argc, char** argv) {
     }
     for (const auto& e : impls) {
       const auto& rs = results[e.name][t];
-      std::vector<double> ops, p50, p99;
+      std::vector<double> ops, p50, p99, cpu;
       std::uint64_t early = 0;
       for (const auto& r : rs) {
         ops.push_back(r.ops_per_s / 1e6);
         p50.push_back(r.p50_us);
         p99.push_back(r.p99_us);
+        cpu.push_back(r.cpu_ns_per_op);
         early += r.early;
       }
       const double m = median(ops);
@@ -357,9 +382,9 @@ int main(int argc, char** argv) {
                     *std::max_element(ops.begin(), ops.end()));
       char ratio[32] = "-";
       if (asio_ops > 0) std::snprintf(ratio, sizeof ratio, "%.2f", m * 1e6 / asio_ops);
-      std::printf("%-12s %3d %14.3f %20s %10.1f %10.1f %6llu %8zu %9s\n", e.name.c_str(), t, m,
-                  range, median(p50), median(p99), static_cast<unsigned long long>(early),
-                  rs.front().pending, ratio);
+      std::printf("%-12s %3d %14.3f %20s %10.1f %10.1f %6llu %8zu %9s %10.0f\n", e.name.c_str(), t,
+                  m, range, median(p50), median(p99), static_cast<unsigned long long>(early),
+                  rs.front().pending, ratio, median(cpu));
     }
   }
   std::printf(

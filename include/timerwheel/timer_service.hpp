@@ -56,6 +56,7 @@
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"
 #include "detail/service_pool.hpp"
+#include "detail/service_returns.hpp"
 #include "detail/service_state.hpp"
 #include "detail/service_wake.hpp"
 #include "detail/unique_function.hpp"
@@ -433,8 +434,11 @@ class basic_timer_service {
       const int drained = drain(drain_batch);
       if (drained < 0) break;
       run_due();
+      returns_.flush_all();
       live_.store(armed_, std::memory_order_relaxed);
-      if (drained == drain_batch) continue;
+      // More to take: no need to publish a wake-up tick (while it reads 0,
+      // no producer wakes the worker, which is awake).
+      if (drained == drain_batch || !queue_.empty()) continue;
       const std::optional<tick_type> next = wheel_.next_deadline();
       if (next && *next <= clock_.elapsed_ticks(Clock::now())) continue;
       wake_.publish(next ? *next : detail::service_wake::never);
@@ -587,12 +591,24 @@ class basic_timer_service {
   }
 
   // Destroys the callback, makes every id of the entry stale, wakes any
-  // cancel_and_wait caller, and gives the entry back to the pool.
+  // cancel_and_wait caller, and gives the entry back to the pool (in a
+  // batch: see detail/service_returns.hpp). The worker only, or the
+  // destructor once the worker has gone.
   void release(entry& e) noexcept {
+    using sw = detail::service_word;
     e.callback.reset();
-    const std::uint32_t next = detail::service_word::generation(e.word.load()) + 1;
-    detail::publish_word(e.word, detail::service_word::make(next, detail::service_phase::free));
-    pool_.release(e);
+    const std::uint64_t w = e.word.load(std::memory_order_relaxed);
+    const std::uint64_t free = sw::make(sw::generation(w) + 1, detail::service_phase::free);
+    if (sw::phase(w) == detail::service_phase::firing) {
+      // A cancel_and_wait caller may be setting `waiter` meanwhile.
+      detail::publish_word(e.word, free);
+    } else {
+      // Cancelled, dropped or withdrawn: no other thread writes the word
+      // any more (a cancel refuses it, a waiter waits only on `firing`), so
+      // a store does: it does not stall on the line as an exchange would.
+      e.word.store(free, std::memory_order_release);
+    }
+    returns_.put(e);
   }
 
   // At the stop node: drop or fire what is in the wheel, in deadline order
@@ -616,6 +632,7 @@ class basic_timer_service {
       if (policy_ == shutdown_policy::fire) invoke(e);
       release(e);
     });
+    returns_.flush_all();
   }
 
   // After the worker has gone: what is left on the queue is refused
@@ -623,16 +640,18 @@ class basic_timer_service {
   void drain_after_stop() noexcept {
     for (;;) {
       detail::mpsc_node* node = nullptr;
-      if (queue_.pop(node) != detail::pop_status::item) return;
+      if (queue_.pop(node) != detail::pop_status::item) break;
       if (node->kind == stop_kind) continue;
       release(static_cast<entry&>(*node));
     }
+    returns_.flush_all();
   }
 
   const std::uint64_t serial_;
   const tick_clock<Clock> clock_;
   const shutdown_policy on_destroy_;
   detail::service_pool<entry> pool_;
+  detail::service_returns<entry> returns_{pool_};  // the worker's
   detail::mpsc_queue queue_;
   detail::service_wake wake_;
   detail::mpsc_node stop_node_;

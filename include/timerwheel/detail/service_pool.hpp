@@ -87,6 +87,18 @@ class service_pool {
                                          std::memory_order_release, std::memory_order_relaxed));
   }
 
+  // Gives back a chain of entries of one stack at once: `first` ... `last`,
+  // linked through next_free (index + 1), all of `shard`. One CAS for the
+  // whole chain, where release() takes one per entry. Any thread; lock-free.
+  void release_chain(Entry& first, Entry& last, std::uint32_t shard) noexcept {
+    auto& head = heads_[shard].word;
+    std::uint64_t h = head.load(std::memory_order_relaxed);
+    do {
+      last.next_free.store(static_cast<std::uint32_t>(h), std::memory_order_relaxed);
+    } while (!head.compare_exchange_weak(h, ((h >> 32) + 1) << 32 | (first.index + 1),
+                                         std::memory_order_release, std::memory_order_relaxed));
+  }
+
   // The entry at `index`, or nullptr if the pool has none there. Lock-free.
   Entry* find(std::uint32_t index) const noexcept {
     const unsigned c = chunk_of(index);
