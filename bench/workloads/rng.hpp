@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "../../examples/des/model_support.hpp"
+
 namespace timerwheel_bench {
 
 // Random numbers: splitmix64 to seed, xoshiro256** to draw.
@@ -23,22 +25,12 @@ inline std::uint64_t splitmix64(std::uint64_t& state) noexcept {
   return z ^ (z >> 31);
 }
 
+// The example models' generator (the one engine of the models, the tests and the benchmarks),
+// with the draws the workloads use.
 class xoshiro256ss {
  public:
-  explicit xoshiro256ss(std::uint64_t seed) noexcept {
-    for (auto& word : s_) word = splitmix64(seed);
-  }
-  std::uint64_t operator()() noexcept {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
+  explicit xoshiro256ss(std::uint64_t seed) noexcept : g_(seed) {}
+  std::uint64_t operator()() noexcept { return g_(); }
   // Uniform in [lo, hi] (inclusive). The modulo bias is below 2^-23 for every range used here.
   std::uint64_t uniform(std::uint64_t lo, std::uint64_t hi) noexcept {
     const std::uint64_t span = hi - lo;
@@ -47,8 +39,7 @@ class xoshiro256ss {
   }
 
  private:
-  static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t s_[4];
+  des_models::generator g_;
 };
 
 // A per-workload seed: the printed run seed mixed with a tag naming the workload and size, so

@@ -9,33 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "../../examples/des/model_support.hpp"
+
 namespace timerwheel_test {
 
-inline std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
+// The draws of xoshiro256** seeded through splitmix64: the example models' generator (one
+// engine for the models, the tests and the benchmarks).
 class rng {
  public:
-  explicit rng(std::uint64_t seed) {
-    std::uint64_t s = seed;
-    for (auto& word : s_) word = splitmix64(s);
-  }
+  explicit rng(std::uint64_t seed) : g_(seed) {}
 
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
+  std::uint64_t next() { return g_(); }
 
   // Uniform in [0, n); n == 0 means the full 64-bit range.
   std::uint64_t below(std::uint64_t n) {
@@ -58,8 +42,7 @@ class rng {
   bool percent(unsigned p) { return below(100) < p; }
 
  private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t s_[4];
+  des_models::generator g_;
 };
 
 // TIMERWHEEL_SEED=<n> replaces the default seeds by that single seed.
