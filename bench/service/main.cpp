@@ -7,6 +7,7 @@
 //
 //   timerwheel_bench_service [--quick] [--threads=1,2,4,8,16] [--reps=N]
 //       [--steps=N] [--pending=N] [--tick-us=N] [--seed=N] [--only=a,b]
+//       [--pace-us=N]
 //
 // Each thread first schedules its share of the pending timers (deadlines
 // 10-20 minutes out, untimed). Timed: `steps` steps over all threads, each
@@ -15,6 +16,11 @@
 // at `pending`); 10% are near timers, due 1-20 ms later, left to fire. After
 // the timed part (untimed) the ring is cancelled and the near timers are
 // awaited. Operations are the schedules plus the cancels.
+//
+// --pace-us=N makes each thread pause N us after each step: the producers
+// then leave the processor to the worker (and to the rest of the machine), so
+// the lateness shows what the worker does when it is not competing with its
+// own producers for a core (its operations per second mean nothing then).
 //
 // W7_DEBUG=1 in the environment prints the service's pool size (entries
 // made) after each of its runs.
@@ -66,6 +72,7 @@ struct options {
   std::chrono::microseconds tick{1000};
   std::uint64_t seed = 42;
   std::vector<std::string> only;
+  std::chrono::microseconds pace{0};  // a pause after each step: producers mostly idle
 };
 
 struct result {
@@ -152,6 +159,7 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
           r.must_fire = near ? 1 : 0;
           impl.schedule(k);
           ++count;
+          if (o.pace.count() > 0) std::this_thread::sleep_for(o.pace);
           if (!near) {
             const std::size_t old = slots[head];
             if (impl.cancel(old))
@@ -302,6 +310,8 @@ int main(int argc, char** argv) {
       o.seed = std::stoull(v6);
     } else if (const char* v7 = value("--only=")) {
       o.only = split(v7);
+    } else if (const char* v8 = value("--pace-us=")) {
+      o.pace = std::chrono::microseconds(std::stoll(v8));
     } else {
       std::fprintf(stderr, "timerwheel_bench_service: unknown argument %s\n", argv[i]);
       return 2;
