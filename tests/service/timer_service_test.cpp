@@ -1,7 +1,9 @@
 // timer_service on real threads and steady_clock: firing (never early, in
 // order), cancel's answer, ids refused, cancel_and_wait (from another thread
-// and from the timer's own callback), periodic timers, the error handler,
-// shutdown in both modes, refusal after shutdown, and the worker's wake-ups.
+// and from the timer's own callback), periodic timers (never early on their
+// grid across a stall, every missed_ticks policy), the error handler,
+// shutdown in both modes, refusal after shutdown, the worker's wake-ups, and
+// entries coming back to the pool.
 //
 // Tolerances: "never early" is exact (the clock read in the callback is at or
 // after the deadline asked for). Lateness is not asserted here (the machine
@@ -297,6 +299,64 @@ TEST(TimerService, ShutdownFromACallbackIsRefused) {
     }
   });
   ASSERT_TRUE(eventually([&] { return refused.load() == 1; }));
+}
+
+// A fixed-rate timer's grid starts at the call: its n-th run (n = 1, 2, ...)
+// starts no earlier than call + n * period, under every policy, across a
+// stall (the first run sleeps for three periods). Exact, by the clock read
+// in the callback; the number of runs is not asserted (the machine may be
+// loaded), only that the timer keeps running after the stall.
+TEST(TimerService, FixedRateRunsAreNeverEarlyOnTheirGridAcrossAStall) {
+  for (const auto policy :
+       {tw::missed_ticks::skip, tw::missed_ticks::burst, tw::missed_ticks::delay}) {
+    tw::timer_service s;
+    std::mutex m;
+    std::vector<clk::time_point> starts;
+    const auto call = clk::now();
+    const auto id = s.every(
+        4ms,
+        [&] {
+          const auto now = clk::now();
+          bool first = false;
+          {
+            const std::lock_guard lock(m);
+            starts.push_back(now);
+            first = starts.size() == 1;
+          }
+          if (first) std::this_thread::sleep_for(12ms);
+        },
+        policy);
+    ASSERT_TRUE(eventually([&] {
+      const std::lock_guard lock(m);
+      return starts.size() >= 6;
+    }));
+    EXPECT_TRUE(s.cancel_and_wait(id));
+    const std::lock_guard lock(m);
+    for (std::size_t n = 1; n <= starts.size(); ++n)
+      EXPECT_GE(starts[n - 1] - call, n * 4ms)
+          << "run " << n << " early, policy " << static_cast<int>(policy);
+  }
+}
+
+// The worker gives entries back to the pool in batches; none may stay held:
+// rounds of 2,000 timers scheduled and all cancelled (each round waits
+// until the worker has taken every message) leave the pool no bigger than
+// the first round made it, plus the batches of one round.
+TEST(TimerService, EntriesComeBackToThePool) {
+  tw::timer_service s;
+  std::vector<tw::service_timer_id> ids;
+  std::size_t after_first = 0;
+  for (int round = 0; round < 50; ++round) {
+    ids.clear();
+    for (int i = 0; i < 2000; ++i) ids.push_back(s.after(1h, [] {}));
+    for (const auto id : ids) s.cancel(id);
+    // A timer that fires tells us the worker has taken everything before it.
+    std::atomic<bool> fired{false};
+    s.after(0ms, [&] { fired = true; });
+    ASSERT_TRUE(eventually([&] { return fired.load(); }));
+    if (round == 0) after_first = s.capacity();
+  }
+  EXPECT_LE(s.capacity(), 2 * after_first) << "entries held back from the pool";
 }
 
 TEST(TimerService, BadArgumentsAreRefused) {
