@@ -264,6 +264,24 @@ TIMERWHEEL_ALWAYS_INLINE tw_status advance_in(tw_wheel* w, std::uint64_t to, tw_
 
 }  // namespace
 
+// TW_HOT marks the entry points of a program's hot loop (schedule, cancel,
+// take_expired): declared inline, which gives them the optimiser's larger
+// budget wherever a link with -flto sees both them and their callers (the
+// static library's fat LTO objects, TIMERWHEEL_C_LTO), so that they inline
+// as the C++ wheel's own schedule and cancel do; without it GCC keeps them
+// out of line. `used` keeps each emitted and exported (as a weak
+// definition), for every caller that does not inline it. Not always_inline:
+// where inlining is impossible (a caller built with other sanitizers, or
+// without exceptions for an entry point that catches them) that fails the
+// consumer's link instead of leaving a call. GCC only, the compiler of the
+// LTO objects; C++ callers see the header's declaration, without inline,
+// which GCC links as any external call.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TW_HOT inline __attribute__((used))
+#else
+#define TW_HOT
+#endif
+
 extern "C" {
 
 void tw_timer_init(tw_timer* timer) {
@@ -326,7 +344,7 @@ bool tw_empty(const tw_wheel* w) {
   return visit(w, [](const auto& wheel, auto) { return wheel.empty(); });
 }
 
-tw_status tw_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
+TW_HOT tw_status tw_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
   if (w == nullptr || timer == nullptr) [[unlikely]]
     return fail_cold(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
   visit(w, [=](auto& wheel, auto config) {
@@ -349,7 +367,7 @@ tw_status tw_schedule_in_range(tw_wheel* w, tw_timer* timer, uint64_t earliest, 
   });
 }
 
-bool tw_cancel(tw_wheel* w, tw_timer* timer) {
+TW_HOT bool tw_cancel(tw_wheel* w, tw_timer* timer) {
   if (w == nullptr || timer == nullptr) [[unlikely]]
     return false;
   return visit(
@@ -377,7 +395,7 @@ tw_status tw_advance_pull(tw_wheel* w, uint64_t to, size_t* queued) {
   }
 }
 
-tw_timer* tw_take_expired(tw_wheel* w) {
+TW_HOT tw_timer* tw_take_expired(tw_wheel* w) {
   if (w == nullptr) [[unlikely]]
     return nullptr;
   return visit(w, [](auto& wheel, auto) -> tw_timer* {
