@@ -10,7 +10,10 @@
 //              when the C library is built: the C face, bench/adapters/c_api.hpp)
 //   WORKLOAD   W1 (N timers, R = 2^20, STEPS cancel+schedule steps)
 //              W2 (N timers uniform [1, 2^20], fired in steps of STEPS ticks; 0: R/1024)
+//              W6/DIST (hold: N events, DIST exp | unif | bimodal | tri | trace, STEPS holds
+//              after max(N, 10000) holds of warm-up; with calendar | ladder too)
 // Prints the number of operations and the checksum of what fired.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -18,6 +21,7 @@
 
 #include "adapters/heaps.hpp"
 #include "adapters/hitime_scheme.hpp"
+#include "adapters/reference.hpp"
 #include "adapters/wheel.hpp"
 #if TIMERWHEEL_BENCH_C
 #include "adapters/c_api.hpp"
@@ -46,6 +50,21 @@ int run(const std::string& workload, std::size_t n, std::size_t steps) {
     CALLGRIND_START_INSTRUMENTATION;
     r = tb::run_w2<A>(s);
     CALLGRIND_STOP_INSTRUMENTATION;
+  } else if (workload.rfind("W6/", 0) == 0) {
+    tb::w6_dist d{};
+    bool known = false;
+    for (const tb::w6_dist c : {tb::w6_dist::exponential, tb::w6_dist::uniform,
+                                tb::w6_dist::bimodal, tb::w6_dist::triangular, tb::w6_dist::trace})
+      if (workload.substr(3) == tb::w6_dist_name(c)) d = c, known = true;
+    if (!known) {
+      std::fprintf(stderr, "unknown W6 distribution %s\n", workload.c_str());
+      return 2;
+    }
+    const tb::w6_params p{n, d, steps, std::max<std::size_t>(n, 10'000)};
+    const tb::w6_sequence s = tb::make_w6_sequence(p, tb::derive_seed(42, "callgrind " + workload));
+    CALLGRIND_START_INSTRUMENTATION;
+    r = tb::run_w6<A>(s);
+    CALLGRIND_STOP_INSTRUMENTATION;
   } else {
     std::fprintf(stderr, "unknown workload %s\n", workload.c_str());
     return 2;
@@ -62,7 +81,7 @@ int run(const std::string& workload, std::size_t n, std::size_t steps) {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: %s STRUCTURE W1|W2 N STEPS\n", argv[0]);
+    std::fprintf(stderr, "usage: %s STRUCTURE W1|W2|W6/DIST N STEPS\n", argv[0]);
     return 2;
   }
   const std::string structure = argv[1], workload = argv[2];
@@ -73,6 +92,8 @@ int main(int argc, char** argv) {
   if (structure == "heap") return run<tb::heap>(workload, n, steps);
   if (structure == "heap4") return run<tb::heap4>(workload, n, steps);
   if (structure == "hitime_scheme") return run<tb::hitime_scheme>(workload, n, steps);
+  if (structure == "calendar") return run<tb::calendar>(workload, n, steps);
+  if (structure == "ladder") return run<tb::ladder>(workload, n, steps);
 #if TIMERWHEEL_BENCH_C
   if (structure == "c_api") return run<tb::c_api_adapter>(workload, n, steps);
   if (structure == "ccan_timer") return run<tb::ccan_timer_adapter>(workload, n, steps);

@@ -230,6 +230,35 @@ class wheel {
     return fired;
   }
 
+  // advance_to_next() on a non-empty wheel with nothing queued: moves now
+  // through the slot starts before the earliest deadline (seek), then
+  // fires that deadline's level-0 slot front to back, as walk_to() would,
+  // without asking next_event() again for what seek() found: one search
+  // for the next occupied slot a hold, not three. Timers the callbacks
+  // schedule at now join the back of the same slot and fire here too.
+  // Leaves the bound of the next event at now (an advance recomputes it).
+  template <class F>
+  std::size_t fire_next(F& on_expired) {
+    const unsigned slot = seek().slot;
+    now_ = lower_bound_ = slot_start(0, slot);
+    link& list = bank_[0][slot];
+    warm(list);
+    std::size_t fired = 0;
+    do {
+      link& node = *list.next;
+      unlink(node);
+      ++fired;
+      count_timers(-1);
+      on_expired(access::from_links<hook_type>(node));
+    } while (!detail::list_empty(list));
+    if (wheel_empty()) {
+      diverted_.end(~std::uint64_t{0});
+      lower_bound_ = no_event();
+    }
+    spread();
+    return fired;
+  }
+
   // advance(to) past its O(1) path.
   std::size_t queue_due(tick_type to) {
     check_target(to);
@@ -252,18 +281,12 @@ class wheel {
   // throws (as advance).
   template <expiry_callback<basic_timer_hook<typename Config::tick_type>> F>
   std::size_t advance_to_next(F&& on_expired) {
-    tick_type to = now_;
-    {
-      const detail::reentry_guard scope = shell_.enter();
-      if (shell_.queued()) {
-        // Queued timers are due: fire them and what is due at now.
-      } else if (wheel_empty()) {
-        return 0;
-      } else {
-        to = seek();  // starts the coarse slots on the way
-      }
-    }
-    return advance(to, on_expired);
+    // Queued timers are due: fire them and what is due at now.
+    if (shell_.queued()) [[unlikely]]
+      return advance(now_, on_expired);
+    const detail::reentry_guard scope = shell_.enter();
+    if (wheel_empty()) return 0;
+    return fire_next(on_expired);
   }
 
   // The next expired timer queued by the pull form, unlinked, in order;
@@ -681,12 +704,19 @@ class wheel {
 #endif
   }
 
+  struct next_step {
+    enum class kind { fire, slot_start, far_block };
+    tick_type start;  // when it happens
+    unsigned slot;    // fire: the level-0 slot
+    kind what;
+  };
+
   // Moves now through the slot starts and far blocks before the earliest
-  // deadline of a non-empty wheel, and returns that deadline.
-  tick_type seek() noexcept {
+  // deadline of a non-empty wheel, and returns the firing there.
+  next_step seek() noexcept {
     for (;;) {
       const next_step e = next_event();
-      if (e.what == next_step::kind::fire) return e.start;
+      if (e.what == next_step::kind::fire) return e;
       now_ = lower_bound_ = e.start;
       if (e.what == next_step::kind::slot_start)
         start_slots(e.start);
@@ -694,13 +724,6 @@ class wheel {
         cascade(far_);
     }
   }
-
-  struct next_step {
-    enum class kind { fire, slot_start, far_block };
-    tick_type start;  // when it happens
-    unsigned slot;    // fire: the level-0 slot
-    kind what;
-  };
 
   // The next event of a non-empty wheel: the first occupied slot of the
   // lowest non-empty level (a firing at level 0, else a slot start), or the block
@@ -741,8 +764,9 @@ class wheel {
     diverted_.end((~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1});
     for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
       swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
-    for (unsigned level = 1; level <= top; ++level) {
-      if (!level_occupied(level)) continue;
+    // Only the levels with timers, lowest first.
+    for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
+      const auto level = static_cast<unsigned>(std::countr_zero(held));
       link& sentinel = slots_[slot_index(level, slot_number(start, level))];
       if (detail::list_empty(sentinel)) continue;
       if (level == 1)
@@ -784,15 +808,28 @@ class wheel {
   // and then what was sent past, and whatever is left in the slot is older
   // than all of it (start_slots() puts it in front). Once diverted, a slot
   // only shrinks, by cancels and by the moves of each advance.
-  void spread() noexcept {
+  //
+  // Level k is in the last quarter of its slot exactly when the two bits of
+  // now just below its slot width are set, so one AND finds the levels to
+  // look at, and most advances (in no level's last quarter) stop at it,
+  // inline.
+  TIMERWHEEL_ALWAYS_INLINE void spread() noexcept {
+    if (const tick_type quarters = now_ & (now_ >> 1) & quarter_bits; quarters != 0)
+      spread_in(quarters);
+  }
+
+  // spread() for the levels whose quarter bit is set in `quarters`, lowest
+  // first.
+  TIMERWHEEL_NOINLINE void spread_in(tick_type quarters) noexcept {
     bool pressed = false;
-    for (std::uint64_t levels = (active_levels_ | spare_levels_) & ~std::uint64_t{1}; levels != 0;
-         levels &= levels - 1) {
-      const unsigned level = static_cast<unsigned>(std::countr_zero(levels));
-      const tick_type start = next_start(level);
+    const std::uint64_t held = active_levels_ | spare_levels_;
+    for (; quarters != 0; quarters &= static_cast<tick_type>(quarters - 1)) {
+      const unsigned level =
+          layout::level_of_start[static_cast<unsigned>(std::countr_zero(quarters)) + 2];
       // Only in the last quarter: moved earlier, more of the slot's timers
       // would be cancelled after their move.
-      if (distance(start) > layout::slot_width[level] / 4) continue;
+      if ((held >> level & 1) == 0) continue;
+      const tick_type start = next_start(level);
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
       if (diverted_.slot(level) == nullptr) {
@@ -904,6 +941,17 @@ class wheel {
         if (back == front) return;
         back = prev;
       }
+      cascade_long_to_level0(front, back);
+    }
+  }
+
+  // cascade_to_level0() for what is left of a long list, [front, back] in
+  // list order, out of line: its table of 2 KB at most would cost every
+  // cascade the stack's setup, the short ones (most) included.
+  TIMERWHEEL_NOINLINE void cascade_long_to_level0(link* front, link* back) noexcept {
+    constexpr std::size_t level0_slots = std::size_t{layout::slot_mask[0]} + 1;
+    if constexpr (level0_slots <= 256) {
+      link* const level0 = bank_[0];
       std::array<link*, level0_slots> after;
       for (std::size_t s = 0; s < level0_slots; ++s) after[s] = level0 + s;
       // [front, back] is what is left, in list order.
@@ -983,6 +1031,16 @@ class wheel {
   }
 
   using spreading = detail::diversions<layout>;
+  // Bit shift[k] - 2 for every level k from 1 whose slots are 4 ticks wide
+  // or more: a level is in the last quarter of its slot when that bit and
+  // the one above it are set in now (see spread()).
+  static constexpr tick_type quarter_bits = [] {
+    tick_type bits = 0;
+    for (unsigned k = 1; k < layout::count; ++k)
+      if (layout::shift[k] >= 2)
+        bits |= static_cast<tick_type>(tick_type{1} << (layout::shift[k] - 2));
+    return bits;
+  }();
   static constexpr std::size_t no_slot = layout::all_slots;
   // Timers a level-1 cascade walks from the back alone before it walks from
   // both ends (see cascade_to_level0()).
