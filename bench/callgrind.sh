@@ -7,8 +7,62 @@
 #   W2: N timers and N/2 timers (so the figure is the marginal cost per timer around N), fired
 #       in steps of R/1024 (W2) and of 1 tick (W2/1)
 # Usage: bench/callgrind.sh [N (default 100000)] [W1 steps (default 200000)] [structures...]
+#
+# W6 hold: bench/callgrind.sh W6 [holds (default 100000)] [structures...] gives instructions per
+# hold (and with CACHE=1, D1 and last-level misses per hold under --cache-sim=yes) at N = 1e2,
+# 1e4 and 1e6 (W6_SIZES) for every increment distribution (W6_DISTS), of wheel6, wheel8,
+# calendar, ladder and heap by default: each the difference of HOLDS and HOLDS/2 holds after the
+# same max(N, 10000) holds of warm-up, over the difference of their holds.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [ "${1:-}" = W6 ]; then
+  holds=${2:-100000}
+  shift $(($# > 2 ? 2 : $#)) || true
+  w6_structures=("$@")
+  ((${#w6_structures[@]})) || w6_structures=(wheel6 wheel8 calendar ladder heap)
+  bash scripts/deps.sh valgrind
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target timerwheel_callgrind -j 2 >/dev/null
+  bin=build/release/bench/timerwheel_callgrind
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  cache=()
+  [ "${CACHE:-0}" = 1 ] && cache=(--cache-sim=yes)
+  # counts STRUCTURE DIST N HOLDS -> "Ir D1mr+D1mw LLmr+LLmw holds"
+  counts() {
+    local out="$tmp/cg.$1.$2.$3.$4"
+    valgrind --tool=callgrind --instr-atstart=no "${cache[@]}" --callgrind-out-file="$out" \
+      "$bin" "$1" "W6/$2" "$3" "$4" >"$out.stdout" 2>"$out.stderr" || {
+      cat "$out.stderr" >&2
+      echo "callgrind.sh: W6 $* failed" >&2
+      exit 1
+    }
+    awk '/^events:/ {for (i = 2; i <= NF; i++) col[$i] = i}
+         /^totals:/ {d = col["D1mr"] ? $col["D1mr"] + $col["D1mw"] : 0
+                     l = col["DLmr"] ? $col["DLmr"] + $col["DLmw"] : 0
+                     printf "%s %s %s ", $2, d, l}' "$out"
+    awk '/^ops/ {print $2}' "$out.stdout"
+  }
+  printf '%-8s %-8s %-9s %12s' N dist structure 'instr/hold'
+  [ ${#cache[@]} -gt 0 ] && printf ' %10s %10s' 'D1 miss' 'LL miss'
+  echo
+  for n in ${W6_SIZES:-100 10000 1000000}; do
+    for d in ${W6_DISTS:-exp unif bimodal tri trace}; do
+      for s in "${w6_structures[@]}"; do
+        read -r i1 d1 l1 h1 < <(counts "$s" "$d" "$n" "$holds")
+        read -r i0 d0 l0 h0 < <(counts "$s" "$d" "$n" $((holds / 2)))
+        awk -v n="$n" -v d="$d" -v s="$s" -v c=${#cache[@]} \
+          -v i1="$i1" -v i0="$i0" -v d1="$d1" -v d0="$d0" -v l1="$l1" -v l0="$l0" \
+          -v h1="$h1" -v h0="$h0" 'BEGIN {
+            printf "%-8s %-8s %-9s %12.1f", n, d, s, (i1 - i0) / (h1 - h0)
+            if (c) printf " %10.2f %10.2f", (d1 - d0) / (h1 - h0), (l1 - l0) / (h1 - h0)
+            printf "\n" }'
+      done
+    done
+  done
+  exit 0
+fi
 
 n=${1:-100000}
 steps=${2:-200000}
