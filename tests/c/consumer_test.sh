@@ -8,9 +8,9 @@
 #              library, compiled and linked with -flto (GCC, TIMERWHEEL_C_LTO):
 #              they link and run, and (with INLINED 1: a library built with
 #              optimisation) the C program's hot loop calls neither
-#              tw_schedule nor tw_cancel, inlined; and the C program without
-#              -flto: it links to the same library's machine code and calls
-#              them.
+#              tw_schedule nor tw_cancel, inlined; and (INLINED 1) the C
+#              program without -flto: it links to the same library's machine
+#              code and calls them.
 # Usage: consumer_test.sh MODE BUILD_DIR WORK_DIR SOURCE_DIR CC [EXTRA_FLAGS [INLINED]]
 # EXTRA_FLAGS: the sanitizer flags the library was built with, if any.
 set -eu
@@ -50,11 +50,13 @@ case "$mode" in
         grep -c 'call.*<tw_\(schedule\|cancel\)' || true
     }
     # The ccan/timer program, through the drop-in: it links and runs with
-    # -flto (it links without in the compat mode); skipped for a library
-    # without optimisation, whose LTO links take longest and inline nothing.
+    # -flto (it links without in the compat mode). For a library without
+    # optimisation, whose links take longest and inline nothing, the C
+    # program with -flto alone.
     for lto in -flto ""; do
       names=lto_consumer
-      [ -n "$lto" ] && [ "$inlined" = 1 ] && names="lto_consumer ccan_consumer"
+      [ "$inlined" = 1 ] && [ -n "$lto" ] && names="lto_consumer ccan_consumer"
+      [ "$inlined" = 1 ] || [ -n "$lto" ] || names=
       for name in $names; do
         echo "+ $cc -std=c11 -O2 $lto -I$compat $src/$name.c $archive -lstdc++ -lm $extra"
         # shellcheck disable=SC2046,SC2086
