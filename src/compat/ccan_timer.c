@@ -146,8 +146,7 @@ bool timer_earliest(struct timers* timers, struct timemono* first) {
 
 /* timers_expire when no timer is known to be queued: queues what is due by
  * `expire` (a time behind the current one is taken as the current one) and
- * returns the first. Out of line: the common calls (a timer queued, or
- * nothing due) stay small. */
+ * returns the first. */
 static struct timer* expire_more(struct timers* timers, struct timemono expire) {
   size_t queued = 0;
   if (tw_advance_pull(timers->wheel, ticks_floor(timers, expire), &queued) == TW_EBEHIND)
