@@ -1,7 +1,8 @@
 // The C face under the standard workloads: the C API (timerwheel.h) and the two drop-ins on it,
 // ccan/timer (compat/ccan/timer/timer.h) and HiTime (compat/hitime.h), each called as a C
-// program calls it, through the compiled library timerwheel::c. Compared with wheel6, the C++
-// wheel of the same configuration, in the same run (goal: within 10%).
+// program calls it, through the compiled library timerwheel::c (in timerwheel_bench_lto, as a
+// program built with -flto calls it: the library's fat LTO objects inline). Compared with
+// wheel6, the C++ wheel of the same configuration, in the same run (goal: within 10%).
 #pragma once
 
 #include <ccan/timer/timer.h>
