@@ -105,6 +105,7 @@ void timerwheel_ccan_timers_init(struct timers* timers, struct timemono start,
   timers->granularity = granularity;
   set_reciprocal(timers, granularity);
   timers->queued = 0;
+  timers->settled_plus1 = 0;
   const uint64_t now = ticks_floor(timers, start);
   tw_status status;
   timers->alloc = ccan_alloc;
@@ -127,7 +128,10 @@ void timers_cleanup(struct timers* timers) {
 void timer_init(struct timer* t) { tw_timer_init(&t->tw); }
 
 void timer_addmono(struct timers* timers, struct timer* timer, struct timemono when) {
-  tw_schedule(timers->wheel, &timer->tw, ticks_ceil(timers, when));
+  const uint64_t tick = ticks_ceil(timers, when);
+  /* Due by the last advance's tick: the next timers_expire must advance. */
+  if (tick < timers->settled_plus1) timers->settled_plus1 = 0;
+  tw_schedule(timers->wheel, &timer->tw, tick);
 }
 
 void timer_addrel(struct timers* timers, struct timer* timer, struct timerel rel) {
@@ -148,9 +152,16 @@ bool timer_earliest(struct timers* timers, struct timemono* first) {
  * `expire` (a time behind the current one is taken as the current one) and
  * returns the first. */
 static struct timer* expire_more(struct timers* timers, struct timemono expire) {
+  uint64_t to = ticks_floor(timers, expire);
+  /* Nothing due by `to` is left since the last advance (whose queue is
+   * empty): no advance to make, which saves one per timers_expire loop. */
+  if (to < timers->settled_plus1) return NULL;
   size_t queued = 0;
-  if (tw_advance_pull(timers->wheel, ticks_floor(timers, expire), &queued) == TW_EBEHIND)
-    tw_advance_pull(timers->wheel, tw_now(timers->wheel), &queued);
+  if (tw_advance_pull(timers->wheel, to, &queued) == TW_EBEHIND) {
+    to = tw_now(timers->wheel);
+    tw_advance_pull(timers->wheel, to, &queued);
+  }
+  timers->settled_plus1 = to + 1;
   if (queued == 0) return NULL;
   timers->queued = queued - 1;
   return tw_container_of(tw_take_expired(timers->wheel), struct timer, tw);
@@ -165,6 +176,7 @@ struct timer* timers_expire(struct timers* timers, struct timemono expire) {
     }
     /* Those left were deleted or added again. */
     timers->queued = 0;
+    timers->settled_plus1 = 0;
   }
   return expire_more(timers, expire);
 }

@@ -260,6 +260,23 @@ static void test_queued_changes(void) {
   CHECK(timers_expire(&timers, at_usec(199)) == NULL);
   CHECK(timers_expire(&timers, at_usec(200)) == &j[2].t);
   CHECK(timers_expire(&timers, at_usec(200)) == NULL);
+  /* After a call that found nothing more: timers added before, at and after
+   * the current time, each seen by the next call. */
+  struct job late[3];
+  for (int i = 0; i < 3; ++i) {
+    late[i].id = 20 + i;
+    timer_init(&late[i].t);
+  }
+  timer_addmono(&timers, &late[0].t, at_usec(150));
+  CHECK(timers_expire(&timers, at_usec(200)) == &late[0].t);
+  CHECK(timers_expire(&timers, at_usec(200)) == NULL);
+  CHECK(timers_expire(&timers, at_usec(100)) == NULL); /* behind: the current time */
+  timer_addmono(&timers, &late[1].t, at_usec(200));
+  CHECK(timers_expire(&timers, at_usec(100)) == &late[1].t);
+  timer_addmono(&timers, &late[2].t, at_usec(201));
+  CHECK(timers_expire(&timers, at_usec(200)) == NULL);
+  CHECK(timers_expire(&timers, at_usec(201)) == &late[2].t);
+  CHECK(timers_expire(&timers, at_usec(201)) == NULL);
   /* All of a queue deleted: the next call finds nothing, then new ones. */
   for (int i = 0; i < 3; ++i) timer_addmono(&timers, &j[i].t, at_usec(300));
   CHECK(timers_expire(&timers, at_usec(300)) == &j[0].t);

@@ -37,6 +37,10 @@ struct timers {
   /* Timers queued in the wheel by the last advance and not yet taken, or
    * more (a queued timer that is deleted or added again leaves it high). */
   size_t queued;
+  /* One more than the tick of the last advance, after which nothing due
+   * at or before that tick waits in the wheel but what was added since; 0
+   * when a timer added since is due by then. */
+  uint64_t settled_plus1;
   /* The allocator of timers_set_allocator when initialised (NULL: none). */
   void* (*alloc)(size_t len, void* arg);
   void (*free)(const void* p, void* arg);
