@@ -47,13 +47,13 @@
 // diverted: new timers of it go to the spare bank of the level below, in the
 // slots they will take there when it starts, and each advance that does work
 // moves a few of the timers it holds there too (4, up to 32 when time runs
-// short). At the start the spare bank becomes the active one (an O(1) swap)
-// and only what was not moved yet cascades. Moves take the newest first and
-// put each in front, new timers go behind, and what is left goes in front at
-// the start, so timers of one deadline stay in scheduling order. The next
-// slot of a level in its last slot is slot 0 of its own spare bank, filled
-// from the level above, so the timers of a slot move down one level at a
-// time, each ahead of its own start.
+// short). At the start the spare bank becomes the active one (the two banks
+// trade their lists) and only what was not moved yet cascades. Moves take
+// the newest first and put each in front, new timers go behind, and what is
+// left goes in front at the start, so timers of one deadline stay in
+// scheduling order. The next slot of a level in its last slot is slot 0 of
+// its own spare bank, filled from the level above, so the timers of a slot
+// move down one level at a time, each ahead of its own start.
 //
 // A configuration whose levels do not cover the tick type keeps a far list of
 // the timers beyond its top level, re-examined when now enters a new block of
@@ -117,7 +117,6 @@ class wheel {
   // An empty wheel whose time is `now` (ticks). O(slots). Throws nothing.
   explicit wheel(tick_type now = 0) noexcept : now_(now), lower_bound_(no_event()) {
     for (link& s : slots_) detail::list_init(s);
-    for (unsigned k = 0; k < layout::count; ++k) bank_[k] = &slots_[layout::bank_base[k]];
     detail::list_init(far_);
   }
 
@@ -156,8 +155,10 @@ class wheel {
       unlink(node);
     else
       count_timers(+1);
-    if (behind(deadline)) deadline = now_;
-    add(node, deadline, false);
+    if constexpr (!clamp_when_opening) {
+      if (behind(deadline)) deadline = now_;
+    }
+    deadline = add(node, deadline, false);
     // Stored last: the compiler cannot tell the hook from now_, and would
     // read now_ again after the store.
     access::set_deadline(timer, deadline);
@@ -241,7 +242,7 @@ class wheel {
   std::size_t fire_next(F& on_expired) {
     const unsigned slot = seek().slot;
     now_ = lower_bound_ = slot_start(0, slot);
-    link& list = bank_[0][slot];
+    link& list = slots_[slot_index(0, slot)];
     warm(list);
     std::size_t fired = 0;
     do {
@@ -436,20 +437,16 @@ class wheel {
   }
 
   // The flat index of the first slot of `level`'s active bank, of slot
-  // `slot` of it, and of the first slot of its spare bank.
-  std::size_t base(unsigned level) const noexcept { return index_of(bank_[level]); }
-  std::size_t slot_index(unsigned level, unsigned slot) const noexcept {
+  // `slot` of it, and of the first slot of its spare bank: constants, as the
+  // banks trade their lists, not their places (see swap_banks()).
+  static std::size_t base(std::size_t level) noexcept { return layout::active_base(level); }
+  static std::size_t slot_index(unsigned level, unsigned slot) noexcept {
     return base(level) + slot;
   }
-  std::size_t spare_base(unsigned level) const noexcept {
-    return base(level) ^ layout::bank_toggle[level];
-  }
+  static std::size_t spare_base(unsigned level) noexcept { return layout::spare_bank_base[level]; }
 
   // Whether word `word` of the bitmap belongs to an active bank.
-  bool active_word(std::size_t word) const noexcept {
-    const unsigned level = layout::level_of_word[word];
-    return word * 64 - base(level) < layout::bank_slots[level];
-  }
+  static bool active_word(std::size_t word) noexcept { return word < layout::total_words; }
 
   // The first tick of slot `slot` of `level`, which shares now's higher bits.
   tick_type slot_start(unsigned level, unsigned slot) const noexcept {
@@ -475,28 +472,73 @@ class wheel {
   //
   // Forced inline, with what a slot's first timer needs out of line (see
   // detail/inline.hpp): the common case is a handful of instructions.
-  TIMERWHEEL_ALWAYS_INLINE void place(link& node, tick_type deadline, bool at_front) noexcept {
-    const std::size_t level = level_of(deadline);
+  //
+  // Returns the deadline taken: `deadline`, or now for one behind now where
+  // clamp_when_opening holds (see there).
+  TIMERWHEEL_ALWAYS_INLINE tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
     link* list;
-    if (!layout::has_far || level < layout::count) [[likely]] {
-      list = bank_[level] + slot_of(deadline, level);
+    link* tail;
+    if constexpr (layout::placed_by_table) {
+      list = &slots_[layout::active_index(deadline, static_cast<tick_type>(deadline ^ now_))];
       // Empty when its tail is itself: the same test as list_empty, on the
-      // word push_back reads anyway, so a schedule reads the slot once.
-      if (list->prev == list) [[unlikely]]
-        list = open_slot(list, level, deadline);
+      // word the append needs anyway, so a schedule reads the slot once.
+      tail = list->prev;
+      if (tail == list) [[unlikely]] {
+        const opened o = open_slot(list, level_of(deadline), deadline);
+        list = o.list;
+        deadline = o.deadline;
+        tail = list->prev;
+      }
+    } else if (const std::size_t level = level_of(deadline);
+               !layout::has_far || level < layout::count) [[likely]] {
+      list = &slots_[base(level) + slot_of(deadline, level)];
+      tail = list->prev;
+      if (tail == list) [[unlikely]] {
+        list = open_slot(list, level, deadline).list;
+        tail = list->prev;
+      }
     } else {
       list = open_far(deadline, level);
+      tail = list->prev;
     }
     if (at_front)
       detail::list_push_front(*list, node);
     else
-      detail::list_push_back(*list, node);
+      detail::list_link_after_tail(*list, *tail, node);
+    return deadline;
   }
+
+  // Whether a schedule may leave a deadline behind now to open_slot() rather
+  // than take it as now before placing it: with plain numbers and placement
+  // by table, such a deadline always lands in a slot that now has passed in
+  // an active bank, which is empty (every timer of a level lies in now's
+  // slot of it or a later one), so it takes the rare path anyway; and the
+  // common path keeps the comparison with now off the way from the deadline
+  // to its slot (docs/perf/2026-11-25-churn.md). Wrapping ticks scan their
+  // top level cyclically, where a slot behind now's may hold timers, and a
+  // far list takes such a deadline out of the levels: both compare first.
+  static constexpr bool clamp_when_opening = layout::placed_by_table && !layout::wraps;
+
+  // What open_slot() found: the list the timer goes to and the deadline it
+  // is placed at.
+  struct opened {
+    link* list;
+    tick_type deadline;
+  };
 
   // place() for the first timer of slot `list` of `level`: marks it
   // occupied and lowers the bound of the next event; returns the list the
-  // timer goes to (another one for a diverted slot).
-  TIMERWHEEL_NOINLINE link* open_slot(link* list, std::size_t level, tick_type deadline) noexcept {
+  // timer goes to (another one for a diverted slot, or now's level-0 slot
+  // for a deadline behind now, see clamp_when_opening) and its deadline.
+  TIMERWHEEL_NOINLINE opened open_slot(link* list, std::size_t level, tick_type deadline) noexcept {
+    if constexpr (clamp_when_opening) {
+      if (behind(deadline)) [[unlikely]] {
+        deadline = now_;
+        level = 0;
+        list = &slots_[slot_index(0, slot_number(now_, 0))];
+        if (list->prev != list) return {list, deadline};
+      }
+    }
     if (list != diverted_.slot(level)) [[likely]] {
       mark_occupied(active_levels_, level, index_of(list));
     } else {
@@ -509,7 +551,7 @@ class wheel {
       if (detail::list_empty(*list)) mark_occupied(spare_levels_, below, index);
     }
     lower_bound_to(event_of(deadline, level));
-    return list;
+    return {list, deadline};
   }
 
   // place() for a timer beyond the top level: the far list.
@@ -533,7 +575,8 @@ class wheel {
 
   // Places a timer that comes from outside the levels (a schedule, or one
   // that expire_all puts back) and keeps the lower bound of the next event.
-  TIMERWHEEL_ALWAYS_INLINE void add(link& node, tick_type deadline, bool at_front) noexcept {
+  // Returns the deadline taken (see place()).
+  TIMERWHEEL_ALWAYS_INLINE tick_type add(link& node, tick_type deadline, bool at_front) noexcept {
     if constexpr (layout::wraps) {
       if (wheel_empty()) {
         // An emptied wheel keeps no bound that would stop an advance at the
@@ -547,7 +590,7 @@ class wheel {
     }
     // Plain numbers: an emptied wheel's bound stays a bound, and walk_to
     // resets it to the largest tick when it finds the wheel empty.
-    place(node, deadline, at_front);
+    return place(node, deadline, at_front);
   }
 
   // Keeps the count of a counted<...> configuration; nothing otherwise.
@@ -777,9 +820,21 @@ class wheel {
   }
 
   // Makes the spare bank of `level` the active one; the active bank, empty
-  // at the start of the block the spare holds, becomes the spare.
+  // at the start of the block the spare holds, becomes the spare. The banks
+  // keep their places and trade their lists, so that a schedule finds the
+  // active bank at a constant offset: O(occupied slots of the two), each
+  // list's end nodes relinked to the sentinel it moves to.
   void swap_banks(unsigned level) noexcept {
-    bank_[level] = &slots_[spare_base(level)];
+    const std::size_t active = base(level);
+    const std::size_t spare = spare_base(level);
+    for (std::size_t w = 0; w < layout::words[level]; ++w) {
+      std::uint64_t slots = occupied_.word(active / 64 + w) | occupied_.word(spare / 64 + w);
+      for (; slots != 0; slots &= slots - 1) {
+        const std::size_t s = w * 64 + static_cast<std::size_t>(std::countr_zero(slots));
+        detail::list_swap(slots_[active + s], slots_[spare + s]);
+      }
+    }
+    occupied_.swap_banks(active, spare, level);
     const std::uint64_t b = bit(level);
     const std::uint64_t was_active = active_levels_ & b;
     active_levels_ = (active_levels_ & ~b) | (spare_levels_ & b);
@@ -932,7 +987,7 @@ class wheel {
       link* back = sentinel.prev;
       detail::list_init(sentinel);
       mark_empty_if_slot(&sentinel);
-      link* const level0 = bank_[0];
+      link* const level0 = &slots_[base(0)];
       // A short list is walked from the back alone (as cascade() does); the
       // front walk's table would cost more than the overlap saves.
       for (unsigned n = 0; n < short_walk; ++n) {
@@ -951,7 +1006,7 @@ class wheel {
   TIMERWHEEL_NOINLINE void cascade_long_to_level0(link* front, link* back) noexcept {
     constexpr std::size_t level0_slots = std::size_t{layout::slot_mask[0]} + 1;
     if constexpr (level0_slots <= 256) {
-      link* const level0 = bank_[0];
+      link* const level0 = &slots_[base(0)];
       std::array<link*, level0_slots> after;
       for (std::size_t s = 0; s < level0_slots; ++s) after[s] = level0 + s;
       // [front, back] is what is left, in list order.
@@ -974,8 +1029,8 @@ class wheel {
   // block, marked occupied, as place() marks the list it is about to fill.
   std::size_t level0_slot(tick_type deadline) noexcept {
     const std::size_t slot = slot_of(deadline, 0);
-    if (detail::list_empty(bank_[0][slot])) {
-      mark_occupied(active_levels_, 0, index_of(&bank_[0][slot]));
+    if (detail::list_empty(slots_[base(0) + slot])) {
+      mark_occupied(active_levels_, 0, base(0) + slot);
       lower_bound_to(event_of(deadline, 0));
     }
     return slot;
@@ -1046,12 +1101,11 @@ class wheel {
   // both ends (see cascade_to_level0()).
   static constexpr unsigned short_walk = 8;
 
-  std::array<link, layout::all_slots> slots_;  // two banks a level
+  std::array<link, layout::all_slots> slots_;  // the active banks, then the spare ones
   detail::occupancy<layout> occupied_;
-  std::array<link*, layout::count> bank_;  // first slot of each level's active bank
-  std::uint64_t active_levels_ = 0;        // bit k: level k's active bank is non-empty
-  std::uint64_t spare_levels_ = 0;         // bit k: level k's spare bank is non-empty
-  spreading diverted_;                     // the diverted slots (see spread())
+  std::uint64_t active_levels_ = 0;  // bit k: level k's active bank is non-empty
+  std::uint64_t spare_levels_ = 0;   // bit k: level k's spare bank is non-empty
+  spreading diverted_;               // the diverted slots (see spread())
   tick_type now_;
   // A lower bound on the next event (a slot start or a far block start) of
   // every timer in the levels and the far list; meaningful while they hold one.

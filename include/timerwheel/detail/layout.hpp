@@ -57,11 +57,16 @@ struct layout {
   // no summary of words is kept.
   static constexpr bool single_word = total_words == count;
 
-  // Every level keeps two banks of slots: the active one, placed relative to
-  // now, and a spare that holds the next slot of the level above split ahead
-  // of time (see wheel.hpp, "Spreading cascades"). Bank b of level k starts
-  // at flat slot bank_base[k] + b * bank_slots[k]; flat slot i lies in word
-  // i / 64 of the occupancy bitmap.
+  // Every level keeps two banks of slots at fixed places: the active one,
+  // placed relative to now, and a spare that holds the next slot of the
+  // level above split ahead of time (see wheel.hpp, "Spreading cascades").
+  // The active banks of all levels come first, level by level, then the
+  // spare banks in the same order: the active bank of level k starts at
+  // flat slot bank_base[k], its spare at spare_bank_base[k], and flat slot i
+  // lies in word i / 64 of the occupancy bitmap. When a spare bank becomes
+  // the active one, the two banks' lists trade places (the wheel's
+  // swap_banks), so that a schedule finds its bank at a constant offset
+  // rather than through a pointer it must load.
   static constexpr std::array<std::size_t, count> bank_slots = [] {
     std::array<std::size_t, count> n{};
     for (unsigned k = 0; k < count; ++k) n[k] = words[k] * std::size_t{64};
@@ -69,38 +74,40 @@ struct layout {
   }();
   static constexpr std::array<std::size_t, count> bank_base = [] {
     std::array<std::size_t, count> b{};
-    for (unsigned k = 0; k < count; ++k) b[k] = 2 * word_offset[k] * std::size_t{64};
+    for (unsigned k = 0; k < count; ++k) b[k] = word_offset[k] * std::size_t{64};
     return b;
   }();
-  // base XOR bank_toggle[k] turns the start of one bank of level k into the other's.
-  static constexpr std::array<std::size_t, count> bank_toggle = [] {
-    std::array<std::size_t, count> t{};
-    for (unsigned k = 0; k < count; ++k) t[k] = bank_base[k] ^ (bank_base[k] + bank_slots[k]);
-    return t;
+  static constexpr std::array<std::size_t, count> spare_bank_base = [] {
+    std::array<std::size_t, count> b{};
+    for (unsigned k = 0; k < count; ++k) b[k] = (total_words + word_offset[k]) * std::size_t{64};
+    return b;
   }();
   static constexpr unsigned all_words = 2 * total_words;
   static constexpr std::size_t all_slots = 2 * std::size_t{total_slots};
 
-  // Per word of the bitmap: its level, its bank (2k + b) and its place in the bank.
+  // Per word of the bitmap: its level, its bank (2k for the active bank of
+  // level k, 2k + 1 for its spare) and its place in the bank.
   static constexpr std::array<std::uint8_t, all_words> level_of_word = [] {
     std::array<std::uint8_t, all_words> l{};
     for (unsigned k = 0; k < count; ++k)
-      for (unsigned w = 2 * word_offset[k]; w < 2 * word_offset[k + 1]; ++w)
-        l[w] = static_cast<std::uint8_t>(k);
+      for (unsigned w = word_offset[k]; w < word_offset[k + 1]; ++w)
+        l[w] = l[total_words + w] = static_cast<std::uint8_t>(k);
     return l;
   }();
   static constexpr std::array<std::uint8_t, all_words> bank_of_word = [] {
     std::array<std::uint8_t, all_words> b{};
     for (unsigned k = 0; k < count; ++k)
-      for (unsigned w = 0; w < 2 * words[k]; ++w)
-        b[2 * word_offset[k] + w] = static_cast<std::uint8_t>(2 * k + w / words[k]);
+      for (unsigned w = word_offset[k]; w < word_offset[k + 1]; ++w) {
+        b[w] = static_cast<std::uint8_t>(2 * k);
+        b[total_words + w] = static_cast<std::uint8_t>(2 * k + 1);
+      }
     return b;
   }();
   static constexpr std::array<std::uint8_t, all_words> word_in_bank = [] {
     std::array<std::uint8_t, all_words> r{};
     for (unsigned k = 0; k < count; ++k)
-      for (unsigned w = 0; w < 2 * words[k]; ++w)
-        r[2 * word_offset[k] + w] = static_cast<std::uint8_t>(w % words[k]);
+      for (unsigned w = word_offset[k]; w < word_offset[k + 1]; ++w)
+        r[w] = r[total_words + w] = static_cast<std::uint8_t>(w - word_offset[k]);
     return r;
   }();
 
@@ -242,6 +249,41 @@ struct layout {
       return static_cast<std::size_t>((t >> shift[level]) & slot_mask[level]);
     }
   }
+  // The flat index of the first slot of level k's active bank: for uniform
+  // levels a multiply by a constant (a shift), not a read of bank_base.
+  static constexpr std::size_t active_base(std::size_t level) noexcept {
+    if constexpr (uniform) {
+      return level * bank_slots[0];
+    } else {
+      return bank_base[level];
+    }
+  }
+  // Placement by one read, for uniform levels without a far list: the flat
+  // index of a deadline's slot in the active banks is ((t >> shift) & mask)
+  // + base, where the level's shift and its bank's first flat slot depend
+  // only on the leading zeros of deadline XOR now. A table indexed by that
+  // count holds both in one entry: the base (a multiple of 64, as banks
+  // start on a word) plus the shift (below 64). From the leading-zero count
+  // to the slot's sentinel that is one read of a hot 130-byte table and
+  // three operations, where the arithmetic level (a multiply, an add, a
+  // shift) and the shift and base derived from it take nine, all in a row
+  // on the path of every schedule (docs/perf/2026-11-25-churn.md).
+  static constexpr bool placed_by_table = uniform && !has_far;
+  using place_entry = std::conditional_t<(all_slots <= 0xffc0), std::uint16_t, std::uint32_t>;
+  static constexpr std::array<place_entry, digits + 1> place_of_clz = [] {
+    std::array<place_entry, digits + 1> t{};
+    for (unsigned z = 0; z <= digits; ++z) {
+      const unsigned k = level_of_width[digits - z];
+      t[z] = static_cast<place_entry>(bank_base[k] + shift[k]);
+    }
+    return t;
+  }();
+  // The flat index of the slot of `t` in the active bank of its level, for
+  // `x` = t XOR now; placed_by_table configurations only.
+  static constexpr std::size_t active_index(tick t, tick x) noexcept {
+    const std::size_t e = place_of_clz[leading_zeros(x)];
+    return static_cast<std::size_t>((t >> (e & 63)) & slot_mask[0]) + (e & ~std::size_t{63});
+  }
   // Shifting and masking act bit by bit, so single bits check slot_at whole.
   static_assert(
       [] {
@@ -251,6 +293,14 @@ struct layout {
           for (unsigned bit = 0; bit < digits; ++bit)
             if (slot_at(tick{1} << bit, k) != (((tick{1} << bit) >> shift[k]) & slot_mask[k]))
               return false;
+        // One deadline a width (all its bits set) against a now of 0: its
+        // index by the table is its level's base plus its slot there.
+        if constexpr (placed_by_table)
+          for (unsigned w = 0; w <= digits; ++w) {
+            const tick t = w == 0 ? tick{0} : static_cast<tick>(low_bits(w));
+            const std::size_t k = level_of_width[w];
+            if (active_index(t, t) != bank_base[k] + slot_at(t, k)) return false;
+          }
         return true;
       }(),
       "the arithmetic placement of uniform levels agrees with the tables");

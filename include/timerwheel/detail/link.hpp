@@ -30,6 +30,14 @@ inline void list_push_back(link& sentinel, link& node) noexcept {
   sentinel.prev = &node;
 }
 
+// list_push_back with the list's tail already read (`tail`, sentinel.prev).
+inline void list_link_after_tail(link& sentinel, link& tail, link& node) noexcept {
+  node.prev = &tail;
+  tail.next = &node;
+  node.next = &sentinel;
+  sentinel.prev = &node;
+}
+
 // Links `node` right behind `point`, a node of a list or its sentinel.
 inline void list_insert_after(link& point, link& node) noexcept {
   node.prev = &point;
@@ -66,6 +74,27 @@ inline void list_splice_back(link& to, link& from) noexcept {
   last->next = &to;
   to.prev = last;
   list_init(from);
+}
+
+// Makes `to` the sentinel of the list `from` had (`old`, a copy of its links
+// taken before either changed hands: the list was empty when they point at
+// `from` itself).
+inline void list_adopt(link& to, const link& old, const link& from) noexcept {
+  if (old.next == &from) {
+    list_init(to);
+  } else {
+    to = old;
+    to.next->prev = &to;
+    to.prev->next = &to;
+  }
+}
+
+// Trades the lists of two sentinels: O(1), the end nodes of each relinked.
+inline void list_swap(link& a, link& b) noexcept {
+  const link was_a = a;
+  const link was_b = b;
+  list_adopt(a, was_b, b);
+  list_adopt(b, was_a, a);
 }
 
 // What list_length returns for a list whose links disagree.

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "abi.hpp"
 
@@ -77,6 +78,17 @@ class occupancy {
       words_[w] = 0;
     }
     if constexpr (!Layout::single_word) summary_[Layout::bank_of_word[base / 64]] = 0;
+  }
+
+  // Swaps the bits of the two banks of `level`, the active one that starts
+  // at flat slot `active` and the spare at `spare`, summaries included.
+  // O(words of a bank).
+  void swap_banks(std::size_t active, std::size_t spare, unsigned level) noexcept {
+    for (std::size_t w = 0; w < Layout::words[level]; ++w)
+      std::swap(words_[active / 64 + w], words_[spare / 64 + w]);
+    if constexpr (!Layout::single_word)
+      std::swap(summary_[Layout::bank_of_word[active / 64]],
+                summary_[Layout::bank_of_word[spare / 64]]);
   }
 
   // Marks every slot empty. O(slots / 64).
