@@ -7,6 +7,9 @@
 #   W2: N timers and N/2 timers (so the figure is the marginal cost per timer around N), fired
 #       in steps of R/1024 (W2) and of 1 tick (W2/1)
 # Usage: bench/callgrind.sh [N (default 100000)] [W1 steps (default 200000)] [structures...]
+# With CACHE=1, W1 also under callgrind's cache model (--cache-sim=yes: no prefetching, no
+# out-of-order): data reads and writes a step and L1 / last-level misses a step, beside the
+# instructions.
 #
 # W6 hold: bench/callgrind.sh W6 [holds (default 100000)] [structures...] gives instructions per
 # hold (and with CACHE=1, D1 and last-level misses per hold under --cache-sim=yes) at N = 1e2,
@@ -77,10 +80,15 @@ bin=build/release/bench/timerwheel_callgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# instructions STRUCTURE WORKLOAD N STEPS -> "Ir ops"
+cache=${CACHE:-0}
+
+# instructions STRUCTURE WORKLOAD N STEPS -> "Ir ops", or with CACHE=1 for W1:
+# "Ir ops Dr Dw D1mr D1mw DLmr"
 instructions() {
   local out="$tmp/cg.$1.$2.$3.$4"
-  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
+  local sim=()
+  [ "$cache" = 1 ] && [ "$2" = W1 ] && sim=(--cache-sim=yes)
+  valgrind --tool=callgrind --instr-atstart=no "${sim[@]}" --callgrind-out-file="$out" \
     "$bin" "$1" "$2" "$3" "$4" >"$out.stdout" 2>"$out.stderr" || {
     cat "$out.stderr" >&2
     echo "callgrind.sh: $* failed" >&2
@@ -89,7 +97,12 @@ instructions() {
   local ir ops
   ir=$(awk '/^totals:/ {print $2}' "$out")
   ops=$(awk '/^ops/ {print $2}' "$out.stdout")
-  echo "$ir $ops"
+  if [ ${#sim[@]} -gt 0 ]; then
+    # events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+    echo "$ir $ops $(awk '/^totals:/ {print $3, $4, $6, $7, $9}' "$out")"
+  else
+    echo "$ir $ops"
+  fi
 }
 
 declare -A per_op
@@ -98,8 +111,13 @@ workloads=(W1 W2 W2/1)
 for w in "${workloads[@]}"; do
   for s in "${structures[@]}"; do
     if [ $w = W1 ]; then
-      read -r ir1 ops1 < <(instructions "$s" W1 "$n" "$steps")
-      read -r ir0 ops0 < <(instructions "$s" W1 "$n" $((steps / 2)))
+      read -r ir1 ops1 m1 < <(instructions "$s" W1 "$n" "$steps")
+      read -r ir0 ops0 m0 < <(instructions "$s" W1 "$n" $((steps / 2)))
+      if [ "$cache" = 1 ]; then
+        echo "$m1 $m0" | awk -v x="$ops1" -v y="$ops0" -v s="$s" '{ d = x - y
+          printf "W1 %s a step: reads %.2f writes %.2f D1 read misses %.3f D1 write misses %.3f LL read misses %.3f\n",
+            s, ($1 - $6) / d, ($2 - $7) / d, ($3 - $8) / d, ($4 - $9) / d, ($5 - $10) / d }' >&2
+      fi
     else
       step=0
       [ $w = W2/1 ] && step=1
