@@ -265,19 +265,15 @@ TIMERWHEEL_ALWAYS_INLINE tw_status advance_in(tw_wheel* w, std::uint64_t to, tw_
 }  // namespace
 
 // TW_HOT marks the entry points of a program's hot loop (schedule, cancel,
-// take_expired): declared inline, which gives them the optimiser's larger
-// budget wherever a link with -flto sees both them and their callers (the
-// static library's fat LTO objects, TIMERWHEEL_C_LTO), so that they inline
-// as the C++ wheel's own schedule and cancel do; without it GCC keeps them
-// out of line. `used` keeps each emitted and exported (as a weak
-// definition), for every caller that does not inline it. Not always_inline:
-// where inlining is impossible (a caller built with other sanitizers, or
-// without exceptions for an entry point that catches them) that fails the
-// consumer's link instead of leaving a call. GCC only, the compiler of the
-// LTO objects; C++ callers see the header's declaration, without inline,
-// which GCC links as any external call.
+// take_expired): `used` keeps each emitted and exported wherever a link with
+// -flto (the static library's fat LTO objects, TIMERWHEEL_C_LTO) inlines it
+// into its callers. Not declared inline, which would get them the inliner's
+// larger budget but disagree with the header's declaration (C++ callers see
+// it without inline); not always_inline, which fails a consumer's link where
+// inlining is impossible (a caller built with other sanitizers, or without
+// exceptions for an entry point that catches them).
 #if defined(__GNUC__) && !defined(__clang__)
-#define TW_HOT inline __attribute__((used))
+#define TW_HOT __attribute__((used))
 #else
 #define TW_HOT
 #endif
