@@ -16,20 +16,26 @@
 # 1e4 and 1e6 (W6_SIZES) for every increment distribution (W6_DISTS), of wheel6, wheel8,
 # calendar, ladder and heap by default: each the difference of HOLDS and HOLDS/2 holds after the
 # same max(N, 10000) holds of warm-up, over the difference of their holds.
+#
+# CALLGRIND_TARGET=timerwheel_callgrind_lto runs the same on the binary built with -flto, whose
+# C face's adapters inline the C library's hot calls as a C program built with -flto does
+# (GCC; docs/c.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/deps.sh valgrind
+cmake --preset release >/dev/null
+target=${CALLGRIND_TARGET:-timerwheel_callgrind}
+cmake --build --preset release --target "$target" -j 2 >/dev/null
+bin=build/release/bench/$target
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 if [ "${1:-}" = W6 ]; then
   holds=${2:-100000}
   shift $(($# > 2 ? 2 : $#)) || true
   w6_structures=("$@")
   ((${#w6_structures[@]})) || w6_structures=(wheel6 wheel8 calendar ladder heap)
-  bash scripts/deps.sh valgrind
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target timerwheel_callgrind -j 2 >/dev/null
-  bin=build/release/bench/timerwheel_callgrind
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   cache=()
   [ "${CACHE:-0}" = 1 ] && cache=(--cache-sim=yes)
   # counts STRUCTURE DIST N HOLDS -> "Ir D1mr+D1mw LLmr+LLmw holds"
@@ -73,12 +79,6 @@ shift $(($# > 2 ? 2 : $#)) || true
 structures=("$@")
 ((${#structures[@]})) || structures=(wheel6 heap)
 
-bash scripts/deps.sh valgrind
-cmake --preset release >/dev/null
-cmake --build --preset release --target timerwheel_callgrind -j 2 >/dev/null
-bin=build/release/bench/timerwheel_callgrind
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 cache=${CACHE:-0}
 
