@@ -61,7 +61,7 @@
 #include "detail/service_wake.hpp"
 #include "detail/unique_function.hpp"
 #include "timer_hook.hpp"
-#include "timers.hpp"  // missed_ticks
+#include "timers.hpp"  // missed_ticks, detail::next_fixed_rate_due
 #include "wheel.hpp"
 
 namespace timerwheel::inline TIMERWHEEL_ABI {
@@ -555,21 +555,11 @@ class basic_timer_service {
     }
   }
 
-  // A periodic timer's next firing, after the one that just ran (the
-  // arithmetic of timers<Clock>, detail/periodic.hpp).
+  // A periodic timer's next firing, after the one that just ran: as
+  // timers<Clock> reschedules.
   time_point next_due(const entry& e) noexcept {
     if (e.type == timer_kind::fixed_delay) return detail::saturating_add(observe(), e.period);
-    time_point next = detail::saturating_add(e.due, e.period);
-    if (next > run_edge_) return next;
-    switch (e.policy) {  // a stall: that period is due already
-      case missed_ticks::burst:
-        return next;
-      case missed_ticks::skip:
-        return detail::next_grid_point_after(e.due, e.period, run_edge_);
-      case missed_ticks::delay:
-        return detail::saturating_add(run_now_, e.period);
-    }
-    return next;
+    return detail::next_fixed_rate_due(e.due, e.period, e.policy, run_edge_, run_now_);
   }
 
   void invoke(entry& e) noexcept {

@@ -55,6 +55,30 @@ namespace timerwheel::inline TIMERWHEEL_ABI {
 // stays on the grid under every policy.
 enum class missed_ticks : std::uint8_t { skip, burst, delay };
 
+namespace detail {
+
+// The firing after a fixed-rate timer's firing due at `due`, run by a
+// run_due() that read `now` and ran to the tick edge `edge`: due + period, or
+// when that is due already (a stall), what `policy` says (see missed_ticks).
+// O(1); throws nothing.
+template <class TimePoint>
+TimePoint next_fixed_rate_due(TimePoint due, typename TimePoint::duration period,
+                              missed_ticks policy, TimePoint edge, TimePoint now) noexcept {
+  const TimePoint next = saturating_add(due, period);
+  if (next > edge) return next;
+  switch (policy) {
+    case missed_ticks::burst:
+      return next;
+    case missed_ticks::skip:
+      return next_grid_point_after(due, period, edge);
+    case missed_ticks::delay:
+      return saturating_add(now, period);
+  }
+  return next;
+}
+
+}  // namespace detail
+
 // A timer's callback: called with no arguments, or with the timer's own id
 // (which lets a periodic timer cancel itself).
 template <class F>
@@ -373,24 +397,10 @@ class timers {
       release(n);
       return;
     }
-    time_point next;
-    if (n.type == kind::fixed_delay) {
-      next = detail::saturating_add(end, n.period);
-    } else {
-      next = detail::saturating_add(n.due, n.period);
-      if (next <= run_edge_) {  // a stall: that period is due already
-        switch (n.policy) {
-          case missed_ticks::burst:
-            break;
-          case missed_ticks::skip:
-            next = detail::next_grid_point_after(n.due, n.period, run_edge_);
-            break;
-          case missed_ticks::delay:
-            next = detail::saturating_add(run_now_, n.period);
-            break;
-        }
-      }
-    }
+    const time_point next =
+        n.type == kind::fixed_delay
+            ? detail::saturating_add(end, n.period)
+            : detail::next_fixed_rate_due(n.due, n.period, n.policy, run_edge_, run_now_);
     n.due = next;
     n.status = state::pending;
     wheel_.schedule(n, clock_.ticks_at(next));

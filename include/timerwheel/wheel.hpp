@@ -252,10 +252,7 @@ class wheel {
       count_timers(-1);
       on_expired(access::from_links<hook_type>(node));
     } while (!detail::list_empty(list));
-    if (wheel_empty()) {
-      diverted_.end(~std::uint64_t{0});
-      lower_bound_ = no_event();
-    }
+    if (wheel_empty()) forget_events();
     spread();
     return fired;
   }
@@ -700,8 +697,7 @@ class wheel {
     std::optional<tick_type> warmed;  // the tick whose level-0 list warm() loaded
     while (distance(lower_bound_) <= distance(to)) {
       if (wheel_empty()) {
-        diverted_.end(~std::uint64_t{0});
-        lower_bound_ = no_event();
+        forget_events();
         break;
       }
       const next_step e = next_event();
@@ -729,6 +725,13 @@ class wheel {
       sink(access::from_links<hook_type>(node));
     }
     return fired;
+  }
+
+  // For a wheel just found empty: no diversion and no next event, so that
+  // no later advance stops at a slot start that has no timers.
+  void forget_events() noexcept {
+    diverted_.end(~std::uint64_t{0});
+    lower_bound_ = no_event();
   }
 
   // Loads every node of a list from both ends at once: two chains of misses

@@ -248,7 +248,9 @@ TIMERWHEEL_ALWAYS_INLINE tw_status advance_in(tw_wheel* w, std::uint64_t to, tw_
   }
 }
 
-// tw_advance for the configurations other than the default.
+// tw_advance for the configurations other than the default. Not through
+// visit_other(): its five arguments would go to the stack as a lambda's
+// captures, on the hot path too, where here they stay in registers.
 [[gnu::noinline, gnu::cold]] tw_status advance_other(tw_wheel* w, std::uint64_t to, tw_callback cb,
                                                      void* user, std::size_t* fired) noexcept {
   switch (w->config) {
@@ -381,14 +383,11 @@ tw_status tw_advance(tw_wheel* w, uint64_t to, tw_callback cb, void* user, size_
 tw_status tw_advance_pull(tw_wheel* w, uint64_t to, size_t* queued) {
   if (w == nullptr) [[unlikely]]
     return TW_EINVAL;
-  try {
+  return guarded(w, "tw_advance_pull", TW_EBEHIND, [=] {
     const std::size_t n = visit(
         w, [=](auto& wheel, auto config) { return wheel.advance(tick<decltype(config)>(to)); });
     if (queued != nullptr) *queued = n;
-    return TW_OK;
-  } catch (...) {
-    return caught(w, "tw_advance_pull", TW_EBEHIND);
-  }
+  });
 }
 
 TW_HOT tw_timer* tw_take_expired(tw_wheel* w) {

@@ -258,6 +258,13 @@ struct layout {
       return bank_base[level];
     }
   }
+  static_assert(
+      [] {
+        for (unsigned k = 0; k < count; ++k)
+          if (active_base(k) != bank_base[k]) return false;
+        return true;
+      }(),
+      "a level's active bank starts where bank_base says");
   // Placement by one read, for uniform levels without a far list: the flat
   // index of a deadline's slot in the active banks is ((t >> shift) & mask)
   // + base, where the level's shift and its bank's first flat slot depend

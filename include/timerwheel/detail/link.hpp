@@ -19,23 +19,19 @@ inline void list_init(link& sentinel) noexcept { sentinel.next = sentinel.prev =
 
 inline bool list_empty(const link& sentinel) noexcept { return sentinel.next == &sentinel; }
 
-// The stores go in an order that keeps the compiler from pairing the node's
-// two into one vector store (built from two registers, it takes more
-// instructions than the two plain stores).
-inline void list_push_back(link& sentinel, link& node) noexcept {
-  link* const tail = sentinel.prev;
-  node.prev = tail;
-  tail->next = &node;
-  node.next = &sentinel;
-  sentinel.prev = &node;
-}
-
-// list_push_back with the list's tail already read (`tail`, sentinel.prev).
+// Appends `node` to the list of `sentinel` whose tail (sentinel.prev) the
+// caller has already read. The stores go in an order that keeps the compiler
+// from pairing the node's two into one vector store (built from two
+// registers, it takes more instructions than the two plain stores).
 inline void list_link_after_tail(link& sentinel, link& tail, link& node) noexcept {
   node.prev = &tail;
   tail.next = &node;
   node.next = &sentinel;
   sentinel.prev = &node;
+}
+
+inline void list_push_back(link& sentinel, link& node) noexcept {
+  list_link_after_tail(sentinel, *sentinel.prev, node);
 }
 
 // Links `node` right behind `point`, a node of a list or its sentinel.

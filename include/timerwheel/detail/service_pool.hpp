@@ -78,14 +78,7 @@ class service_pool {
   }
 
   // Gives an entry back to its stack. Any thread; lock-free.
-  void release(Entry& e) noexcept {
-    auto& head = heads_[e.shard].word;
-    std::uint64_t h = head.load(std::memory_order_relaxed);
-    do {
-      e.next_free.store(static_cast<std::uint32_t>(h), std::memory_order_relaxed);
-    } while (!head.compare_exchange_weak(h, ((h >> 32) + 1) << 32 | (e.index + 1),
-                                         std::memory_order_release, std::memory_order_relaxed));
-  }
+  void release(Entry& e) noexcept { release_chain(e, e, e.shard); }
 
   // Gives back a chain of entries of one stack at once: `first` ... `last`,
   // linked through next_free (index + 1), all of `shard`. One CAS for the

@@ -33,8 +33,6 @@ void wheel<Config>::check_invariants() const {
   for (unsigned level = 0; level < layout::count; ++level) {
     for (const bool active : {true, false}) {
       const std::size_t first = active ? base(level) : spare_base(level);
-      if (first != (active ? layout::bank_base[level] : layout::spare_bank_base[level]))
-        fail("a bank starts off its level");
       // A spare bank holds the block of the next slot of the level above.
       const bool spare_in_use =
           !active && level + 1 < layout::count && next_slot(level + 1) != no_slot;
