@@ -1,0 +1,301 @@
+// timerwheel_bench_slots: lists or arrays for the wheel's slots. The two prototypes of
+// slot_lists.hpp and slot_arrays.hpp (the same placement, two storages) beside the wheel
+// (wheel6) and the 4-ary heap (heap4), on W2 (expiry), W1 (churn) and W4 (memory), in one run:
+// repetitions interleaved (the order of the structures rotates each repetition), medians with the
+// spread of the repetitions, ratios to heap4 from the same run. Every run checks its answer and a
+// wrong one stops the program (exit 1): W2's firings against a sorted model (the timers stably
+// sorted by deadline: exact (deadline, FIFO) order), W1's against heap4's (an exact heap with a
+// sequence number), besides each workload's own checks.
+//
+// Usage:
+//   timerwheel_bench_slots [REPS (default 3)]
+//   timerwheel_bench_slots --only STRUCTURE W1|W2 N STEPS
+//     one run, for callgrind (--instr-atstart=no): W2: N timers uniform [1, 2^20] fired in
+//     steps of STEPS ticks, the schedules and the advances dumped apart (CALLGRIND_DUMP_STATS_AT
+//     "schedule" and "advance"); W1: N timers, STEPS cancel+schedule steps, instrumented alone.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_DUMP_STATS_AT(x)
+#endif
+
+#include "../adapters/heaps.hpp"
+#include "../adapters/wheel.hpp"
+#include "../workloads.hpp"
+#include "slot_arrays.hpp"
+#include "slot_lists.hpp"
+
+namespace tb = timerwheel_bench;
+using tb::slots::slot_arrays;
+using tb::slots::slot_lists;
+
+namespace {
+
+constexpr std::uint64_t range = std::uint64_t{1} << 20;
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+  std::exit(1);
+}
+
+std::string loadavg() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// The checksum of W2's exact order: the timers stably sorted by deadline (scheduled in index
+// order, so FIFO among equal deadlines is index order).
+std::uint64_t w2_model_checksum(const tb::w2_sequence& s) {
+  std::vector<std::uint32_t> order(s.initial.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return s.initial[a] < s.initial[b]; });
+  std::uint64_t h = 0;
+  for (const std::uint32_t i : order) h = tb::mix_fired(h, i, s.initial[i]);
+  return h;
+}
+
+struct cell {
+  std::vector<double> ns;       // per repetition
+  std::vector<double> part_ns;  // W2: the firing alone
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+constexpr const char* names[] = {"wheel6", "heap4", "slot_lists", "slot_arrays"};
+constexpr int structures = 4;
+
+template <class F>
+void for_structure(int k, F&& f) {
+  switch (k) {
+    case 0:
+      f.template operator()<tb::wheel6>();
+      break;
+    case 1:
+      f.template operator()<tb::heap4>();
+      break;
+    case 2:
+      f.template operator()<slot_lists>();
+      break;
+    default:
+      f.template operator()<slot_arrays>();
+      break;
+  }
+}
+
+void print_row(const std::string& label, const cell (&c)[structures], bool part) {
+  const double base = median(part ? c[1].part_ns : c[1].ns);
+  std::printf("| %s |", label.c_str());
+  for (int k = 0; k < structures; ++k) {
+    const std::vector<double>& v = part ? c[k].part_ns : c[k].ns;
+    std::printf(" %.1f [%.1f-%.1f] |", median(v), *std::min_element(v.begin(), v.end()),
+                *std::max_element(v.begin(), v.end()));
+  }
+  for (int k : {0, 2, 3}) std::printf(" %.2f |", median(part ? c[k].part_ns : c[k].ns) / base);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+void header(const char* unit) {
+  std::printf(
+      "\n| %s | wheel6 | heap4 | slot_lists | slot_arrays | wheel6/heap4 | lists/heap4 | "
+      "arrays/heap4 |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+      unit);
+}
+
+void run_w2_case(std::size_t n, std::uint64_t step, int reps) {
+  const tb::w2_params p{n, range, step};
+  const tb::w2_sequence s = tb::make_w2_sequence(p, tb::derive_seed(42, "slots W2"));
+  const std::uint64_t model = w2_model_checksum(s);
+  cell c[structures];
+  for (int r = 0; r < reps; ++r) {
+    for (int j = 0; j < structures; ++j) {
+      const int k = (j + r) % structures;
+      for_structure(k, [&]<class A>() {
+        const tb::run_result res = tb::run_w2<A>(s);
+        if (!res.error.empty()) fail(std::string("W2 ") + A::name + ": " + res.error);
+        if (res.checksum != model) fail(std::string("W2 ") + A::name + ": not the model's order");
+        c[k].ns.push_back(res.seconds * 1e9 / static_cast<double>(n));
+        c[k].part_ns.push_back(res.part_seconds * 1e9 / static_cast<double>(n));
+      });
+    }
+  }
+  const std::string label = "W2 " + std::to_string(n) + ", " + std::to_string(step) + "-tick";
+  print_row(label + " (schedule+fire)", c, false);
+  print_row(label + " (fire alone)", c, true);
+}
+
+void run_w1_case(std::size_t n, int reps) {
+  tb::w1_params p{};
+  p.timers = n;
+  p.range = range;
+  p.warm_steps = 200'000;
+  p.timed_steps = 2'000'000;
+  const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots W1"));
+  cell c[structures];
+  std::uint64_t reference = 0;
+  bool have_reference = false;
+  // heap4 first in the first repetition, so that its checksum is the reference.
+  for (int r = 0; r < reps; ++r) {
+    for (int j = 0; j < structures; ++j) {
+      const int k = (j + 1 + r) % structures;
+      for_structure(k, [&]<class A>() {
+        const tb::run_result res = tb::run_w1<A>(s);
+        if (!res.error.empty()) fail(std::string("W1 ") + A::name + ": " + res.error);
+        if (!have_reference) {
+          if (k != 1) fail("W1: the reference must be heap4's");
+          reference = res.checksum;
+          have_reference = true;
+        } else if (res.checksum != reference) {
+          fail(std::string("W1 ") + A::name + ": fired another order than heap4");
+        }
+        c[k].ns.push_back(res.seconds * 1e9 / static_cast<double>(res.ops));
+      });
+    }
+  }
+  print_row("W1 " + std::to_string(n), c, false);
+}
+
+// The slot arrays' capacity after W1 at n (warm-up and timed steps), per pending timer: what
+// churn leaves them holding.
+void w1_array_bytes(std::size_t n) {
+  tb::w1_params p{};
+  p.timers = n;
+  p.range = range;
+  p.warm_steps = 200'000;
+  p.timed_steps = 2'000'000;
+  const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots W1"));
+  slot_arrays a(n);
+  for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, s.initial[i]);
+  const double before = static_cast<double>(a.held_bytes()) / static_cast<double>(n);
+  tb::w1_state st;
+  st.fired.reserve(1024);
+  tb::run_w1_steps(a, s, 0, p.warm_steps + p.timed_steps, st);
+  std::printf(
+      "| slot_arrays capacity, W1 %zu | %.1f bytes a timer after scheduling | %.1f after "
+      "the steps |\n",
+      n, before, static_cast<double>(a.held_bytes()) / static_cast<double>(n));
+}
+
+void run_w4_all() {
+  const std::size_t n = 1'000'000;
+  tb::xoshiro256ss rng(tb::derive_seed(42, "slots W4"));
+  std::vector<std::uint64_t> d(n);
+  for (auto& x : d) x = rng.uniform(1, range);
+  std::printf(
+      "\n| W4 1e6 | hook bytes | structure bytes a timer | total bytes a timer |\n"
+      "| --- | ---: | ---: | ---: |\n");
+  for (int k = 0; k < structures; ++k) {
+    for_structure(k, [&]<class A>() {
+      const tb::memory_result m = tb::run_w4<A>(d);
+      if (!m.error.empty()) fail(std::string("W4 ") + A::name + ": " + m.error);
+      std::printf("| %s | %zu | %.2f | %.2f |\n", A::name, m.hook_bytes,
+                  m.structure_bytes_per_timer, m.bytes_per_timer);
+    });
+  }
+}
+
+template <class A>
+int only(const std::string& workload, std::size_t n, std::size_t steps) {
+  if (workload == "W2") {
+    const tb::w2_params p{n, range, steps != 0 ? steps : range / 1024};
+    const tb::w2_sequence s = tb::make_w2_sequence(p, tb::derive_seed(42, "slots W2"));
+    A a(n);
+    tb::fire_checker check;
+    std::size_t reported = 0;
+    CALLGRIND_START_INSTRUMENTATION;
+    for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, s.initial[i]);
+    CALLGRIND_DUMP_STATS_AT("schedule");
+    for (std::uint64_t to = 0; to < p.range;) {
+      to = std::min(p.range, to + p.step);
+      reported += a.advance(to, [&](std::uint32_t i) { check.on_fire(a.payload(i), i, to); });
+    }
+    CALLGRIND_DUMP_STATS_AT("advance");
+    CALLGRIND_STOP_INSTRUMENTATION;
+    std::string e = check.error();
+    tb::verify_empty(a, n, e);
+    if (check.fired != n || reported != n) e += "not every timer fired; ";
+    if (check.checksum != w2_model_checksum(s)) e += "not the model's order; ";
+    if (!e.empty()) fail(std::string("W2 ") + A::name + ": " + e);
+    std::printf("%s W2 %zu step %llu: fired %llu checksum %llx\n", A::name, n,
+                static_cast<unsigned long long>(p.step),
+                static_cast<unsigned long long>(check.fired),
+                static_cast<unsigned long long>(check.checksum));
+    return 0;
+  }
+  if (workload == "W1") {
+    tb::w1_params p{};
+    p.timers = n;
+    p.range = range;
+    p.warm_steps = 0;
+    p.timed_steps = steps / tb::w1_steps_per_tick * tb::w1_steps_per_tick;
+    const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots W1"));
+    A a(n);
+    for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, s.initial[i]);
+    tb::w1_state st;
+    st.fired.reserve(1024);
+    CALLGRIND_START_INSTRUMENTATION;
+    tb::run_w1_steps(a, s, 0, p.timed_steps, st);
+    CALLGRIND_STOP_INSTRUMENTATION;
+    const std::string e = tb::verify_w1(a, s, st);
+    if (!e.empty()) fail(std::string("W1 ") + A::name + ": " + e);
+    std::printf("%s W1 %zu steps %zu: fired %llu checksum %llx\n", A::name, n, p.timed_steps,
+                static_cast<unsigned long long>(st.check.fired),
+                static_cast<unsigned long long>(st.check.checksum));
+    return 0;
+  }
+  fail("unknown workload " + workload);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--only") {
+    const std::string structure = argv[2], workload = argv[3];
+    const std::size_t n = std::strtoull(argv[4], nullptr, 0);
+    const std::size_t steps = std::strtoull(argv[5], nullptr, 0);
+    for (int k = 0; k < structures; ++k) {
+      if (structure != names[k]) continue;
+      int rc = 0;
+      for_structure(k, [&]<class A>() { rc = only<A>(workload, n, steps); });
+      return rc;
+    }
+    fail("unknown structure " + structure);
+  }
+  if (argc > 2) {
+    std::fprintf(stderr, "usage: %s [REPS] | --only STRUCTURE W1|W2 N STEPS\n", argv[0]);
+    return 2;
+  }
+  const int reps = argc == 2 ? std::atoi(argv[1]) : 3;
+  if (reps < 1) fail("REPS must be at least 1");
+  std::printf(
+      "timerwheel_bench_slots: %zu-byte nodes, %d repetitions, medians [min-max], "
+      "thread CPU time; load average at start %s\n",
+      tb::node_bytes, reps, loadavg().c_str());
+  header("ns a timer");
+  for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}})
+    for (const std::uint64_t step : {std::uint64_t{1}, range / 1024}) run_w2_case(n, step, reps);
+  header("ns a step");
+  for (const std::size_t n : {std::size_t{1'000}, std::size_t{100'000}, std::size_t{1'000'000}})
+    run_w1_case(n, reps);
+  std::printf("\n");
+  for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}}) w1_array_bytes(n);
+  run_w4_all();
+  std::printf("\nload average at end %s\n", loadavg().c_str());
+  return 0;
+}
