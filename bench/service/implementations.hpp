@@ -60,6 +60,14 @@ class service_impl {
   }
   bool cancel(std::size_t k) { return s_.cancel(ids_[k]); }
   std::size_t entries() const { return s_.capacity(); }
+#ifdef TIMERWHEEL_SERVICE_PROBE
+  // Stops the worker (every timer has fired or been cancelled by then) and
+  // returns its rounds.
+  const auto& stop_and_probe() {
+    s_.shutdown(timerwheel::shutdown_policy::drop);
+    return s_.probe();
+  }
+#endif
 
  private:
   record* r_;

@@ -52,6 +52,9 @@
 
 #include "implementations.hpp"
 #include "record.hpp"
+#ifdef TIMERWHEEL_SERVICE_PROBE
+#include "probe.hpp"
+#endif
 
 namespace w7 = timerwheel_w7;
 
@@ -137,6 +140,9 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
     std::vector<std::uint64_t> ops(static_cast<std::size_t>(threads), 0);
     std::atomic<std::int64_t> first_start{0};
     std::vector<std::int64_t> ends(static_cast<std::size_t>(threads), 0);
+#ifdef TIMERWHEEL_SERVICE_PROBE
+    w7::producer_probe producers;
+#endif
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&, t] {
         const std::size_t base = static_cast<std::size_t>(t) * per_thread;
@@ -151,8 +157,15 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
         while (!go.load()) std::this_thread::yield();
         std::size_t head = 0;
         std::uint64_t count = 0;
+#ifdef TIMERWHEEL_SERVICE_PROBE
+        std::vector<w7::cpu_sample> samples;
+        samples.reserve((per_thread - ring) / 64 + 1);
+#endif
         for (std::size_t i = ring; i < per_thread; ++i) {
           const std::size_t k = base + i;
+#ifdef TIMERWHEEL_SERVICE_PROBE
+          if ((i & 63) == 0) samples.push_back(w7::producer_probe::sample(t));
+#endif
           w7::record& r = records[k];
           r.deadline_ns = w7::ns_of(w7::clock::now()) + d[i];
           const bool near = d[i] < 1'000'000'000;
@@ -172,6 +185,9 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
           }
         }
         ends[static_cast<std::size_t>(t)] = w7::ns_of(w7::clock::now());
+#ifdef TIMERWHEEL_SERVICE_PROBE
+        producers.add(samples);
+#endif
         ops[static_cast<std::size_t>(t)] = count;
         for (const std::size_t k : slots) {
           if (impl.cancel(k))
@@ -236,6 +252,17 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
       res.p50_us = static_cast<double>(lateness[lateness.size() / 2]) / 1e3;
       res.p99_us = static_cast<double>(lateness[lateness.size() * 99 / 100]) / 1e3;
     }
+#ifdef TIMERWHEEL_SERVICE_PROBE
+    if constexpr (requires { impl.stop_and_probe(); }) {
+      const auto& p = impl.stop_and_probe();
+      std::vector<std::pair<std::int64_t, std::int64_t>> fired;
+      for (std::size_t k = 0; k < n; ++k)
+        if (records[k].fires.load() == 1)
+          fired.emplace_back(records[k].deadline_ns, records[k].fired_ns.load());
+      w7::report_probe(Impl::name, threads, p.rounds(), p.overflow(), producers, fired, start, end,
+                       res.ops_per_s, res.p99_us);
+    }
+#endif
     return res;
   }
 }

@@ -56,6 +56,7 @@
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"
 #include "detail/service_pool.hpp"
+#include "detail/service_probe.hpp"
 #include "detail/service_returns.hpp"
 #include "detail/service_state.hpp"
 #include "detail/service_wake.hpp"
@@ -253,6 +254,11 @@ class basic_timer_service {
   // The tick length and the clock deadlines are read on.
   const tick_clock<Clock>& clock() const noexcept { return clock_; }
 
+  // The worker's rounds, when built with TIMERWHEEL_SERVICE_PROBE (see
+  // detail/service_probe.hpp): read it only once the worker has stopped
+  // (after shutdown()).
+  const detail::service_probe<Clock>& probe() const noexcept { return probe_; }
+
  private:
   friend class basic_sharded_timer_service<Clock>;
 
@@ -261,6 +267,7 @@ class basic_timer_service {
   enum node_kind : std::uint8_t { submit_kind, cancel_kind, stop_kind };
 
   using wheel_type = wheel<default_config>;
+  using probe_type = detail::service_probe<Clock>;
   using hook_type = typename wheel_type::hook_type;
   using tick_type = typename wheel_type::tick_type;
 
@@ -430,10 +437,16 @@ class basic_timer_service {
 
   void run() {
     current_service() = this;
+    detail::probe_start how = detail::probe_start::loop;
+    std::int64_t asked = 0;
     for (;;) {
+      if constexpr (probe_type::enabled) probe_.begin(how, asked, backlog());
+      how = detail::probe_start::loop;
       const int drained = drain(drain_batch);
+      if constexpr (probe_type::enabled) probe_.drained(drained);
       if (drained < 0) break;
       run_due();
+      if constexpr (probe_type::enabled) probe_.end();
       returns_.flush_all();
       live_.store(armed_, std::memory_order_relaxed);
       // More to take: no need to publish a wake-up tick (while it reads 0,
@@ -446,7 +459,11 @@ class basic_timer_service {
         wake_.stay_awake();
         continue;
       }
-      wake_.sleep_until(next ? clock_.time_of(*next) : time_point{}, !next);
+      const bool kicked = wake_.sleep_until(next ? clock_.time_of(*next) : time_point{}, !next);
+      if constexpr (probe_type::enabled) {
+        how = kicked ? detail::probe_start::kicked : detail::probe_start::timed;
+        asked = next ? probe_type::ns_of(clock_.time_of(*next)) : 0;
+      }
     }
     finish();
   }
@@ -459,9 +476,12 @@ class basic_timer_service {
       switch (queue_.pop(node)) {
         case detail::pop_status::empty:
           return n;
-        case detail::pop_status::busy:
+        case detail::pop_status::busy: {
+          const std::int64_t t0 = probe_type::now_ns();
           std::this_thread::yield();
+          if constexpr (probe_type::enabled) probe_.busy(probe_type::now_ns() - t0);
           continue;
+        }
         case detail::pop_status::item:
           break;
       }
@@ -526,6 +546,7 @@ class basic_timer_service {
   void fire_entry(entry& e) noexcept {
     using sw = detail::service_word;
     --armed_;
+    if constexpr (probe_type::enabled) probe_.fire(probe_type::ns_of(e.due));
     std::uint64_t w = e.word.load(std::memory_order_acquire);
     do {
       // Cancelled, its message not taken yet: that message releases it.
@@ -659,10 +680,11 @@ class basic_timer_service {
   alignas(64) std::atomic<std::uint64_t> taken_{0};  // messages the worker took; it alone writes
   // The worker's alone. The wheel after the pool: destroyed first, it
   // unlinks whatever hooks it still holds while their entries live.
-  time_point last_;        // the latest clock reading: the worker's time
-  time_point run_now_{};   // during run_due: its reading
-  time_point run_edge_{};  // during run_due: the tick edge it runs to
-  std::size_t armed_ = 0;  // entries linked in the wheel
+  time_point last_;                         // the latest clock reading: the worker's time
+  time_point run_now_{};                    // during run_due: its reading
+  time_point run_edge_{};                   // during run_due: the tick edge it runs to
+  std::size_t armed_ = 0;                   // entries linked in the wheel
+  [[no_unique_address]] probe_type probe_;  // empty unless TIMERWHEEL_SERVICE_PROBE
   wheel_type wheel_;
   std::thread worker_;  // last: started once everything else is built
 };
