@@ -19,6 +19,8 @@
 
 #include <timerwheel.h>
 
+#include "timerwheel_internal.h"
+
 namespace tw = timerwheel;
 
 // The common head of every wheel the C face makes: which configuration it
@@ -47,6 +49,11 @@ struct wheel_box : tw_wheel {
 
 template <class Config>
 using hook_of = typename tw::wheel<Config>::hook_type;
+
+// The wheel of `w`, known to be of the default configuration.
+TIMERWHEEL_ALWAYS_INLINE tw::wheel<config_default>& default_wheel(tw_wheel* w) noexcept {
+  return static_cast<wheel_box<config_default>*>(w)->wheel;
+}
 
 // A tw_timer's storage holds a hook: 64-bit ticks for the 64-bit wheels,
 // 32-bit ticks for the wrapping wheel. Both keep their links first, where
@@ -264,6 +271,40 @@ TIMERWHEEL_ALWAYS_INLINE tw_status advance_in(tw_wheel* w, std::uint64_t to, tw_
   }
 }
 
+// The hot entry points' paths for a null argument and for the
+// configurations other than the default: out of line and cold (each a tail
+// call from its entry point), so that the entry point's own path is the
+// default wheel's code behind three compare-and-branches, and keeps its
+// arguments in registers. No inlining or cloning across them (noipa): a
+// constant answer propagated into the caller would fold the tests back into
+// one flag computation on the hot path.
+[[gnu::noipa, gnu::cold]] tw_status schedule_null(tw_wheel* w) noexcept {
+  return fail(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
+}
+
+[[gnu::noipa, gnu::cold]] tw_status schedule_other(tw_wheel* w, tw_timer* timer,
+                                                   std::uint64_t deadline) noexcept {
+  visit_other(w, [=](auto& wheel, auto config) {
+    using C = decltype(config);
+    wheel.schedule(hook<C>(timer), tick<C>(deadline));
+  });
+  return TW_OK;
+}
+
+[[gnu::noipa, gnu::cold]] bool cancel_null() noexcept { return false; }
+
+[[gnu::noipa, gnu::cold]] bool cancel_other(tw_wheel* w, tw_timer* timer) noexcept {
+  return visit_other(
+      w, [=](auto& wheel, auto config) { return wheel.cancel(hook<decltype(config)>(timer)); });
+}
+
+[[gnu::noipa, gnu::cold]] tw_timer* take_expired_other(tw_wheel* w) noexcept {
+  return visit_other(w, [](auto& wheel, auto) -> tw_timer* {
+    auto* const h = wheel.take_expired();
+    return h == nullptr ? nullptr : timer_of(*h);
+  });
+}
+
 }  // namespace
 
 // TW_HOT marks the entry points of a program's hot loop (schedule, cancel,
@@ -343,12 +384,13 @@ bool tw_empty(const tw_wheel* w) {
 }
 
 TW_HOT tw_status tw_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
-  if (w == nullptr || timer == nullptr) [[unlikely]]
-    return fail_cold(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
-  visit(w, [=](auto& wheel, auto config) {
-    using C = decltype(config);
-    wheel.schedule(hook<C>(timer), tick<C>(deadline));
-  });
+  if (w == nullptr) [[unlikely]]
+    return schedule_null(w);
+  if (timer == nullptr) [[unlikely]]
+    return schedule_null(w);
+  if (w->config != TW_CONFIG_DEFAULT) [[unlikely]]
+    return schedule_other(w, timer, deadline);
+  tw_internal_schedule(w, timer, deadline);
   return TW_OK;
 }
 
@@ -366,10 +408,13 @@ tw_status tw_schedule_in_range(tw_wheel* w, tw_timer* timer, uint64_t earliest, 
 }
 
 TW_HOT bool tw_cancel(tw_wheel* w, tw_timer* timer) {
-  if (w == nullptr || timer == nullptr) [[unlikely]]
-    return false;
-  return visit(
-      w, [=](auto& wheel, auto config) { return wheel.cancel(hook<decltype(config)>(timer)); });
+  if (w == nullptr) [[unlikely]]
+    return cancel_null();
+  if (timer == nullptr) [[unlikely]]
+    return cancel_null();
+  if (w->config != TW_CONFIG_DEFAULT) [[unlikely]]
+    return cancel_other(w, timer);
+  return tw_internal_cancel(w, timer);
 }
 
 tw_status tw_advance(tw_wheel* w, uint64_t to, tw_callback cb, void* user, size_t* fired) {
@@ -393,10 +438,27 @@ tw_status tw_advance_pull(tw_wheel* w, uint64_t to, size_t* queued) {
 TW_HOT tw_timer* tw_take_expired(tw_wheel* w) {
   if (w == nullptr) [[unlikely]]
     return nullptr;
-  return visit(w, [](auto& wheel, auto) -> tw_timer* {
-    auto* const h = wheel.take_expired();
-    return h == nullptr ? nullptr : timer_of(*h);
-  });
+  if (w->config != TW_CONFIG_DEFAULT) [[unlikely]]
+    return take_expired_other(w);
+  return tw_internal_take_expired(w);
+}
+
+void tw_internal_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
+  default_wheel(w).schedule(hook<config_default>(timer), deadline);
+}
+
+bool tw_internal_cancel(tw_wheel* w, tw_timer* timer) {
+  // The idle test first, on its own: each answer is then a constant on its
+  // own path, where GCC otherwise merges them into a register set on both.
+  auto& h = hook<config_default>(timer);
+  if (!h.pending()) return false;
+  default_wheel(w).cancel(h);
+  return true;
+}
+
+tw_timer* tw_internal_take_expired(tw_wheel* w) {
+  auto* const h = default_wheel(w).take_expired();
+  return h == nullptr ? nullptr : timer_of(*h);
 }
 
 tw_status tw_advance_to_next(tw_wheel* w, tw_callback cb, void* user, size_t* fired) {

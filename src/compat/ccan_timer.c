@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../c/timerwheel_internal.h"
+
 /* The largest time that fits in ticks (a far future). */
 #define CCAN_TIMER_FAR UINT64_MAX
 
@@ -131,7 +133,7 @@ void timer_addmono(struct timers* timers, struct timer* timer, struct timemono w
   const uint64_t tick = ticks_ceil(timers, when);
   /* Due by the last advance's tick: the next timers_expire must advance. */
   if (tick < timers->settled_plus1) timers->settled_plus1 = 0;
-  tw_schedule(timers->wheel, &timer->tw, tick);
+  tw_internal_schedule(timers->wheel, &timer->tw, tick);
 }
 
 void timer_addrel(struct timers* timers, struct timer* timer, struct timerel rel) {
@@ -139,7 +141,9 @@ void timer_addrel(struct timers* timers, struct timer* timer, struct timerel rel
   timer_addmono(timers, timer, timemono_add(now, rel));
 }
 
-void timer_del(struct timers* timers, struct timer* timer) { tw_cancel(timers->wheel, &timer->tw); }
+void timer_del(struct timers* timers, struct timer* timer) {
+  tw_internal_cancel(timers->wheel, &timer->tw);
+}
 
 bool timer_earliest(struct timers* timers, struct timemono* first) {
   uint64_t next;
@@ -164,12 +168,12 @@ static struct timer* expire_more(struct timers* timers, struct timemono expire) 
   timers->settled_plus1 = to + 1;
   if (queued == 0) return NULL;
   timers->queued = queued - 1;
-  return tw_container_of(tw_take_expired(timers->wheel), struct timer, tw);
+  return tw_container_of(tw_internal_take_expired(timers->wheel), struct timer, tw);
 }
 
 struct timer* timers_expire(struct timers* timers, struct timemono expire) {
   if (timers->queued != 0) {
-    tw_timer* t = tw_take_expired(timers->wheel);
+    tw_timer* t = tw_internal_take_expired(timers->wheel);
     if (t != NULL) {
       --timers->queued;
       return tw_container_of(t, struct timer, tw);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../c/timerwheel_internal.h"
+
 #if defined(__GNUC__)
 #define HITIME_COLD __attribute__((noinline, cold))
 #else
@@ -89,7 +91,7 @@ static void place(hitime_t* h, hitimeout_t* t) {
   if (t->when <= h->last)
     list_append(&h->expired, &t->node);
   else
-    tw_schedule(h->wheel, &t->timer, t->when);
+    tw_internal_schedule(h->wheel, &t->timer, t->when);
 }
 
 static bool started(const hitimeout_t* t) {
@@ -124,14 +126,14 @@ void hitime_stop(hitime_t* h, hitimeout_t* t) {
   if (listed(&t->node))
     list_unlink(&t->node);
   else
-    tw_cancel(h->wheel, &t->timer);
+    tw_internal_cancel(h->wheel, &t->timer);
 }
 
 /* hitime_touch for a time at or before now: out of line, so that the
  * common touch (a time ahead) saves no register and ends in a jump to
- * tw_schedule. */
+ * tw_internal_schedule. */
 HITIME_COLD static void touch_expired(hitime_t* h, hitimeout_t* t) {
-  tw_cancel(h->wheel, &t->timer);
+  tw_internal_cancel(h->wheel, &t->timer);
   list_append(&h->expired, &t->node);
 }
 
@@ -143,7 +145,7 @@ void hitime_touch(hitime_t* h, hitimeout_t* t, uint64_t when) {
     return;
   }
   /* Moves it when it is waiting in the wheel. */
-  tw_schedule(h->wheel, &t->timer, when);
+  tw_internal_schedule(h->wheel, &t->timer, when);
 }
 
 int hitime_get_wait(hitime_t* h) {
@@ -239,7 +241,7 @@ void hitime_expire_bin(hitime_t* h, int index) {
     hitime_node_t* n = found.next;
     list_unlink(n);
     hitimeout_t* t = tw_container_of(n, hitimeout_t, node);
-    tw_cancel(h->wheel, &t->timer);
+    tw_internal_cancel(h->wheel, &t->timer);
     list_append(&h->expired, &t->node);
   }
 }
