@@ -69,7 +69,7 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
   ++run;
   // The timed part only: rounds that began in it.
   std::vector<double> wake_late, drain_us, backlog_at_wake, due_wait;
-  std::uint64_t rounds_in = 0, busy = 0, worker_switches = 0, cpu0 = 0;
+  std::uint64_t rounds_in = 0, worker_switches = 0, cpu0 = 0;
   std::uint32_t first_sw = 0, last_sw = 0;
   bool any = false;
   for (const auto& r : rounds) {
@@ -78,14 +78,13 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
     any = true;
     last_sw = r.nivcsw;
     ++rounds_in;
-    busy += r.busy_spins;
     if (r.cpu == 0) ++cpu0;
     if (r.start == timerwheel::detail::probe_start::timed && r.asked_ns != 0) {
       wake_late.push_back(static_cast<double>(r.begin_ns - r.asked_ns) / 1e3);
       backlog_at_wake.push_back(r.backlog);
     }
-    drain_us.push_back(static_cast<double>(r.drained_ns - r.begin_ns) / 1e3);
-    if (r.fired != 0) due_wait.push_back(static_cast<double>(r.drained_ns - r.first_due_ns) / 1e3);
+    drain_us.push_back(static_cast<double>(r.drained_ns - r.fired_ns) / 1e3);
+    if (r.fired != 0) due_wait.push_back(static_cast<double>(r.begin_ns - r.first_due_ns) / 1e3);
   }
   worker_switches = last_sw - first_sw;
   // Producers on the worker's core: for each round, the producers whose
@@ -96,7 +95,7 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
       "probe run %d %s T=%d: ops %.2fM/s p99 %.0f us | rounds %llu (overflow %llu) worker nivcsw "
       "%llu producers nivcsw %llu nvcsw %llu | worker on cpu0 %.0f%% | wake late us p50 %.0f p99 "
       "%.0f max %.0f (n %zu) | backlog at timed wake p50 %.0f p99 %.0f | drain us p50 %.1f p99 "
-      "%.1f max %.0f | first-due to drained us p50 %.0f p99 %.0f | busy pops %llu\n",
+      "%.1f max %.0f | first-due to round start us p50 %.0f p99 %.0f\n",
       run, impl, threads, ops / 1e6, p99_us, static_cast<unsigned long long>(rounds_in),
       static_cast<unsigned long long>(overflow), static_cast<unsigned long long>(worker_switches),
       static_cast<unsigned long long>(prod.nivcsw), static_cast<unsigned long long>(prod.nvcsw),
@@ -106,21 +105,19 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
       wake_late.size(), percentile(backlog_at_wake, 0.5), percentile(backlog_at_wake, 0.99),
       percentile(drain_us, 0.5), percentile(drain_us, 0.99),
       drain_us.empty() ? 0.0 : *std::max_element(drain_us.begin(), drain_us.end()),
-      percentile(due_wait, 0.5), percentile(due_wait, 0.99), static_cast<unsigned long long>(busy));
+      percentile(due_wait, 0.5), percentile(due_wait, 0.99));
   const char* dir = std::getenv("W7_PROBE");
   if (dir == nullptr) return;
   const std::string base = std::string(dir) + "/run-" + std::to_string(run);
   if (std::FILE* f = std::fopen((base + "-rounds.csv").c_str(), "w")) {
-    std::fprintf(f,
-                 "start,asked,begin,drained_at,fired_at,first_due,backlog,drained,fired,busy,"
-                 "busy_ns,cpu,nivcsw\n");
+    std::fprintf(
+        f, "start,asked,begin,drained_at,fired_at,first_due,backlog,drained,fired,cpu,nivcsw\n");
     for (const auto& r : rounds)
-      std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%u,%u,%u,%u,%lld,%d,%u\n",
-                   static_cast<int>(r.start), static_cast<long long>(r.asked_ns),
-                   static_cast<long long>(r.begin_ns), static_cast<long long>(r.drained_ns),
-                   static_cast<long long>(r.fired_ns), static_cast<long long>(r.first_due_ns),
-                   r.backlog, r.drained, r.fired, r.busy_spins, static_cast<long long>(r.busy_ns),
-                   r.cpu, r.nivcsw);
+      std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%u,%u,%u,%d,%u\n", static_cast<int>(r.start),
+                   static_cast<long long>(r.asked_ns), static_cast<long long>(r.begin_ns),
+                   static_cast<long long>(r.drained_ns), static_cast<long long>(r.fired_ns),
+                   static_cast<long long>(r.first_due_ns), r.backlog, r.drained, r.fired, r.cpu,
+                   r.nivcsw);
     std::fclose(f);
   }
   if (std::FILE* f = std::fopen((base + "-cpus.csv").c_str(), "w")) {

@@ -4,14 +4,16 @@
     W7_PROBE=DIR timerwheel_bench_service_probe --threads=8 --only=service,asio
     python3 bench/service/probe_report.py DIR [TICK_US]
 
-For each service run (DIR/run-N-*.csv): the lateness past the tick edge of
-each timer that fired in the timed part, split at the round of the worker
-that fired it into: the edge to the round's start (the worker busy with an
-earlier round, asleep past its time, or preempted), the round's start to
-the end of its message taking (the drain), and the drain's end to the
-firing; and, for the late ones (past the run's p99), whether the worker was
-preempted meanwhile (its involuntary context switches rose) and what it was
-doing.
+For each service run (DIR/run-N-*.csv), over the timed part: the lateness
+of the timers that fired, and past their tick edge; the worker's time
+(taking messages, waiting on a half-pushed node, firing, between rounds:
+asleep or preempted); and for the late tail (>= 0.9 of the run's p99), what
+the worker was doing at the tick edge and how long until it fired: in a
+round's message taking (a long one: the service's doing) or between rounds
+(asleep past its time, or preempted: the machine's).
+
+Rounds fire first and then take messages (older probes: take, then fire;
+told apart by the columns' times).
 """
 import bisect
 import csv
@@ -33,51 +35,74 @@ def main():
     runs = sorted({int(os.path.basename(f).split("-")[1]) for f in glob.glob(d + "/run-*-rounds.csv")})
     for run in runs:
         base = f"{d}/run-{run}"
-        rounds = [[int(x) for x in r] for r in list(csv.reader(open(base + "-rounds.csv")))[1:]]
-        # start,asked,begin,drained_at,fired_at,first_due,backlog,drained,fired,busy,busy_ns,cpu,nivcsw
-        rounds.sort(key=lambda r: r[2])
+        rows = list(csv.DictReader(open(base + "-rounds.csv")))
+        rounds = [{k: int(v) for k, v in r.items()} for r in rows]
+        for r in rounds:
+            r.setdefault("busy", 0)
+            r.setdefault("busy_ns", 0)
+        rounds.sort(key=lambda r: r["begin"])
+        fire_first = sum(1 for r in rounds if r["fired_at"] <= r["drained_at"]) > len(rounds) / 2
+        for r in rounds:
+            if fire_first:
+                r["fire0"], r["take0"], r["take1"] = r["begin"], r["fired_at"], r["drained_at"]
+            else:
+                r["take0"], r["take1"], r["fire0"] = r["begin"], r["drained_at"], r["drained_at"]
+            r["end"] = max(r["fired_at"], r["drained_at"])
         fired = [[int(x) for x in r] for r in list(csv.reader(open(base + "-fired.csv")))[1:]]
-        if not fired:
+        if not fired or not rounds:
             continue
         start, end = fired[0][2], fired[0][3]
-        ends = [r[4] for r in rounds]
-        late, parts = [], []
+        timed = [r for r in rounds if start <= r["begin"] <= end]
+        span = max(1, end - start)
+        ends = [r["fired_at"] for r in rounds]
+        begins = [r["begin"] for r in rounds]
+        late, tail = [], []
         for dl, f, _, _ in fired:
             if dl < start or dl > end:
                 continue
+            late.append(f - dl)
+        p99 = pct(late, 0.99)
+        seen = set()
+        for dl, f, _, _ in fired:
+            if dl < start or dl > end or f - dl < 0.9 * p99:
+                continue
             edge = -(-dl // tick) * tick
-            i = bisect.bisect_left(ends, f)
-            if i >= len(rounds):
+            if edge in seen:
+                continue
+            seen.add(edge)
+            i = bisect.bisect_right(begins, edge) - 1  # the last round begun by the edge
+            j = bisect.bisect_left(ends, f)  # the round that fired it
+            if i < 0 or j >= len(rounds):
                 continue
             r = rounds[i]
-            # r[12]: involuntary switches at this round's start; the next round's tells
-            # whether the worker was preempted from the edge to the firing.
-            prev = rounds[i - 1] if i > 0 else r
-            nxt = rounds[i + 1] if i + 1 < len(rounds) else r
-            pre = nxt[12] - prev[12]
-            late.append(f - dl)
-            parts.append((f - edge, r[2] - edge, r[3] - r[2], f - r[3], r[0], r[6], r[7], pre, r[9],
-                          r[2] - prev[4]))
-        p99 = pct(late, 0.99)
-        post = [p[0] for p in parts]
-        print(f"run {run}: fired {len(late)}, lateness p50 {pct(late, .5)/1e3:.0f} us p99 {p99/1e3:.0f} us; "
-              f"past the edge p50 {pct(post, .5)/1e3:.0f} p99 {pct(post, .99)/1e3:.0f} us")
-        tail = [p for p, l in zip(parts, late) if l >= p99 * 0.9]
-        tail_rounds = {}
-        for p in tail:
-            tail_rounds.setdefault((p[1], p[2]), p)
-        w = [p[1] for p in parts]
-        dr = [p[2] for p in parts]
-        print(f"   all firings: edge->round start p50 {pct(w,.5)/1e3:.0f} p99 {pct(w,.99)/1e3:.0f} us;"
-              f" drain p50 {pct(dr,.5)/1e3:.1f} p99 {pct(dr,.99)/1e3:.0f} us")
-        pre = sum(1 for p in tail_rounds.values() if p[7] > 0)
-        print(f"   late tail (>= 0.9 p99): {len(tail)} firings in {len(tail_rounds)} rounds, "
-              f"{pre} of those rounds with the worker preempted around them")
-        for p in sorted(tail_rounds.values(), key=lambda p: -p[0])[:6]:
-            how = ["loop", "timed", "kicked"][p[4]]
-            print(f"     past edge {p[0]/1e3:.0f} us = edge->start {p[1]/1e3:.0f} + drain {p[2]/1e3:.0f}"
-                  f" + fire {p[3]/1e3:.0f}; start {how}, backlog {p[5]}, drained {p[6]},"
-                  f" preempted {p[7]}, busy pops {p[8]}, gap since last round {p[9]/1e3:.0f} us")
+            if edge <= r["end"]:
+                what = "taking messages" if r["take0"] <= edge <= r["take1"] else "firing"
+            else:
+                what = "between rounds"
+            pre = rounds[min(j + 1, len(rounds) - 1)]["nivcsw"] - r["nivcsw"]
+            tail.append((f - edge, what, pre, rounds[j]["start"], r["backlog"],
+                         sum(x["busy_ns"] for x in rounds[i:j + 1])))
+        post = [f - (-(-dl // tick) * tick) for dl, f, _, _ in fired if start <= dl <= end]
+        print(f"run {run}: fired {len(late)}, lateness p50 {pct(late, .5)/1e3:.0f} us p99 {p99/1e3:.0f} us;"
+              f" past the edge p50 {pct(post, .5)/1e3:.0f} p99 {pct(post, .99)/1e3:.0f} us")
+        take = sum(r["take1"] - r["take0"] for r in timed)
+        busy = sum(r["busy_ns"] for r in timed)
+        fire = sum(r["fired_at"] - r["fire0"] for r in timed)
+        print(f"   worker: {len(timed)} rounds; taking messages {take/span*100:.0f}% of the timed part"
+              f" (of which waiting on half-pushed nodes {busy/span*100:.0f}%, {sum(r['busy'] for r in timed)} waits),"
+              f" firing {fire/span*100:.0f}%, between rounds {100 - (take+fire)/span*100:.0f}%;"
+              f" preempted {timed[-1]['nivcsw'] - timed[0]['nivcsw'] if timed else 0} times")
+        kinds = {}
+        for t in tail:
+            kinds.setdefault(t[1], []).append(t)
+        print(f"   late tail: {len(tail)} tick edges; at the edge the worker was: " +
+              ", ".join(f"{k} {len(v)} (preempted in {sum(1 for t in v if t[2] > 0)},"
+                        f" waiting on half-pushed nodes {sum(t[5] for t in v)/1e3:.0f} us in all)"
+                        for k, v in kinds.items()))
+        for t in sorted(tail, key=lambda t: -t[0])[:4]:
+            print(f"     {t[0]/1e3:.0f} us past the edge: {t[1]}, preempted {t[2]}, backlog {t[4]},"
+                  f" waited on half-pushed nodes {t[5]/1e3:.0f} us, fired in a round begun by"
+                  f" {['a loop', 'a timed wake', 'a kick'][t[3]]}")
 
 
 if __name__ == "__main__":

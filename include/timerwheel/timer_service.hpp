@@ -442,18 +442,21 @@ class basic_timer_service {
     for (;;) {
       if constexpr (probe_type::enabled) probe_.begin(how, asked, backlog());
       how = detail::probe_start::loop;
+      // What is due fires first: no due timer waits behind a backlog of
+      // messages. A message that makes a timer due (a deadline already
+      // past) has it fire at the next round's start, at once.
+      run_due();
+      if constexpr (probe_type::enabled) probe_.fired();
       const int drained = drain(drain_batch);
       if constexpr (probe_type::enabled) probe_.drained(drained);
       if (drained < 0) break;
-      run_due();
-      if constexpr (probe_type::enabled) probe_.end();
       returns_.flush_all();
       live_.store(armed_, std::memory_order_relaxed);
       // More to take: no need to publish a wake-up tick (while it reads 0,
       // no producer wakes the worker, which is awake).
       if (drained == drain_batch || !queue_.empty()) continue;
       const std::optional<tick_type> next = wheel_.next_deadline();
-      if (next && *next <= clock_.elapsed_ticks(Clock::now())) continue;
+      if (next && *next <= clock_.elapsed_ticks(observe())) continue;
       wake_.publish(next ? *next : detail::service_wake::never);
       if (!queue_.empty()) {
         wake_.stay_awake();
@@ -476,12 +479,10 @@ class basic_timer_service {
       switch (queue_.pop(node)) {
         case detail::pop_status::empty:
           return n;
-        case detail::pop_status::busy: {
-          const std::int64_t t0 = probe_type::now_ns();
-          std::this_thread::yield();
-          if constexpr (probe_type::enabled) probe_.busy(probe_type::now_ns() - t0);
-          continue;
-        }
+        case detail::pop_status::ordering:
+          // A long batch is being put in order: let the due timers fire
+          // first (the next round goes on with it).
+          return n;
         case detail::pop_status::item:
           break;
       }
@@ -651,7 +652,9 @@ class basic_timer_service {
   void drain_after_stop() noexcept {
     for (;;) {
       detail::mpsc_node* node = nullptr;
-      if (queue_.pop(node) != detail::pop_status::item) break;
+      const detail::pop_status got = queue_.pop(node);
+      if (got == detail::pop_status::ordering) continue;
+      if (got == detail::pop_status::empty) break;
       if (node->kind == stop_kind) continue;
       release(static_cast<entry&>(*node));
     }

@@ -35,19 +35,17 @@ enum class probe_start : std::uint8_t {
   kicked  // woken by a producer (an earlier deadline, back-pressure, shutdown)
 };
 
-// One round of the worker: wake (or loop), take messages, fire what is due.
+// One round of the worker: wake (or loop), fire what is due, take messages.
 // Times are nanoseconds since the epoch of the service's clock.
 struct probe_round {
   std::int64_t asked_ns = 0;      // the wake-up time asked for (timed, kicked)
   std::int64_t begin_ns = 0;      // the round's start: awake again, or looping
-  std::int64_t drained_ns = 0;    // messages taken, just before the due timers
-  std::int64_t fired_ns = 0;      // due timers fired
+  std::int64_t fired_ns = 0;      // due timers fired (they fired from begin_ns on)
+  std::int64_t drained_ns = 0;    // messages taken (from fired_ns on)
   std::int64_t first_due_ns = 0;  // the earliest deadline fired this round (0: none)
   std::uint32_t backlog = 0;      // messages pushed and not yet taken at the start
   std::uint32_t drained = 0;      // messages taken
   std::uint32_t fired = 0;        // timers fired
-  std::uint32_t busy_spins = 0;   // pops that found a producer half-way through a push
-  std::int64_t busy_ns = 0;       // time spent waiting on those
   std::int32_t cpu = -1;          // the core at the round's start
   std::uint32_t nivcsw = 0;       // the thread's involuntary switches so far
   probe_start start = probe_start::loop;
@@ -80,24 +78,19 @@ class service_probe {
     ::getrusage(RUSAGE_THREAD, &u);
     cur_.nivcsw = static_cast<std::uint32_t>(u.ru_nivcsw);
   }
-  void busy(std::int64_t ns) noexcept {
-    ++cur_.busy_spins;
-    cur_.busy_ns += ns;
-  }
+  void fired() noexcept { cur_.fired_ns = now_ns(); }
+  // The end of the round.
   void drained(int n) noexcept {
     cur_.drained = static_cast<std::uint32_t>(n < 0 ? 0 : n);
     cur_.drained_ns = now_ns();
-  }
-  void fire(std::int64_t due_ns) noexcept {
-    if (cur_.fired == 0 || due_ns < cur_.first_due_ns) cur_.first_due_ns = due_ns;
-    ++cur_.fired;
-  }
-  void end() noexcept {
-    cur_.fired_ns = now_ns();
     if (rounds_.size() < capacity)
       rounds_.push_back(cur_);
     else
       ++overflow_;
+  }
+  void fire(std::int64_t due_ns) noexcept {
+    if (cur_.fired == 0 || due_ns < cur_.first_due_ns) cur_.first_due_ns = due_ns;
+    ++cur_.fired;
   }
 
   // After the worker has been joined (or between runs, with care): the rounds.
@@ -120,10 +113,9 @@ class service_probe {
   static std::int64_t ns_of(typename Clock::time_point) noexcept { return 0; }
   static std::int64_t now_ns() noexcept { return 0; }
   void begin(probe_start, std::int64_t, std::uint64_t) noexcept {}
-  void busy(std::int64_t) noexcept {}
+  void fired() noexcept {}
   void drained(int) noexcept {}
   void fire(std::int64_t) noexcept {}
-  void end() noexcept {}
 };
 
 #endif
