@@ -6,8 +6,9 @@
 //
 // Usage: timerwheel_callgrind STRUCTURE WORKLOAD N STEPS
 //   STRUCTURE  wheel6 | wheel8 | heap | heap4 | hitime_scheme (HiTime's design, inlined)
-//              | c_api | ccan_timer | hitime (the last three
-//              when the C library is built: the C face, bench/adapters/c_api.hpp)
+//              | c_api | ccan_timer | hitime | c_bare | c_call_floor (the last five
+//              when the C library is built: the C face and its floors,
+//              bench/adapters/c_api.hpp)
 //   WORKLOAD   W1 (N timers, R = 2^20, STEPS cancel+schedule steps)
 //              W2 (N timers uniform [1, 2^20], fired in steps of STEPS ticks; 0: R/1024)
 //              W6/DIST (hold: N events, DIST exp | unif | bimodal | tri | trace, STEPS holds
@@ -98,6 +99,8 @@ int main(int argc, char** argv) {
   if (structure == "c_api") return run<tb::c_api_adapter>(workload, n, steps);
   if (structure == "ccan_timer") return run<tb::ccan_timer_adapter>(workload, n, steps);
   if (structure == "hitime") return run<tb::hitime_adapter>(workload, n, steps);
+  if (structure == "c_bare") return run<tb::c_bare_adapter>(workload, n, steps);
+  if (structure == "c_call_floor") return run<tb::c_call_floor_adapter>(workload, n, steps);
 #endif
   std::fprintf(stderr, "unknown structure %s\n", structure.c_str());
   return 2;

@@ -125,8 +125,10 @@ using start_stop_compared = type_list<tb::as_start_stop<heap>, tb::as_start_stop
 #endif
 
 #if TIMERWHEEL_BENCH_C
-// The C face (bench/adapters/c_api.hpp), at N = 1e5 in W1 and W2.
-using c_face = type_list<tb::c_api_adapter, tb::ccan_timer_adapter, tb::hitime_adapter>;
+// The C face (bench/adapters/c_api.hpp), at N = 1e5 in W1 and W2, with its two floors: c_bare
+// (the calls without the C API's checks) and c_call_floor (empty calls beside the C++ wheel).
+using c_face = type_list<tb::c_api_adapter, tb::ccan_timer_adapter, tb::hitime_adapter,
+                         tb::c_bare_adapter, tb::c_call_floor_adapter>;
 #endif
 
 // ---------------------------------------------------------------------------------------------

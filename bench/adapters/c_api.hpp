@@ -5,6 +5,9 @@
 // wheel6, the C++ wheel of the same configuration, in the same run (goal: within 10%).
 #pragma once
 
+#include <timerwheel/levels.hpp>
+#include <timerwheel/wheel.hpp>
+
 #include <ccan/timer/timer.h>
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +18,8 @@
 #include <timerwheel.h>
 #include <vector>
 
+#include "../../src/c/timerwheel_internal.h"
+#include "../c_floor.h"
 #include "common.hpp"
 
 namespace timerwheel_bench {
@@ -107,8 +112,68 @@ class c_api_adapter : public c_adapter_base<tw_timer> {
   }
   void check_invariants() const { c_api_check(tw_check(wheel_), "tw_check"); }
 
- private:
+ protected:
   tw_wheel* wheel_ = nullptr;
+};
+
+// The floor of the C API's checks: c_api with its schedule and cancel through the library's
+// internal entry points (src/c/timerwheel_internal.h), out of line as tw_schedule and tw_cancel
+// are but without their null tests and configuration test. Not a C API (a null pointer or
+// another configuration is not caught): what the calls and the wheel cost without the checks.
+class c_bare_adapter : public c_api_adapter {
+ public:
+  static constexpr const char* name = "c_bare";
+  using c_api_adapter::c_api_adapter;
+
+  void schedule(std::uint32_t i, std::uint64_t deadline) {
+    node& x = nodes_[i];
+    x.payload.requested = deadline;
+    tw_internal_schedule(wheel_, &x.hook, deadline);
+  }
+  bool cancel(std::uint32_t i) noexcept { return tw_internal_cancel(wheel_, &nodes_[i].hook); }
+};
+
+// The floor of any out-of-line call: wheel6's own work, inline, and before each schedule and
+// cancel a call with the same arguments (a wheel pointer loaded from the adapter, the timer, the
+// deadline) to an empty function that no optimisation sees into (bench/c_floor.c). Its excess
+// over wheel6 is what the calls alone cost the harness: argument set-up, call and return, and
+// the registers they clobber, which the caller reloads.
+class c_call_floor_adapter
+    : public c_adapter_base<timerwheel::wheel<timerwheel::default_config>::hook_type> {
+ public:
+  static constexpr const char* name = "c_call_floor";
+
+  explicit c_call_floor_adapter(std::size_t n) : c_adapter_base(n) {}
+  c_call_floor_adapter(const c_call_floor_adapter&) = delete;
+  c_call_floor_adapter& operator=(const c_call_floor_adapter&) = delete;
+
+  void schedule(std::uint32_t i, std::uint64_t deadline) {
+    node& x = nodes_[i];
+    x.payload.requested = deadline;
+    timerwheel_bench_empty_schedule(handle_, &x.hook, deadline);
+    wheel_.schedule(x.hook, deadline);
+  }
+  bool cancel(std::uint32_t i) noexcept {
+    node& x = nodes_[i];
+    timerwheel_bench_empty_cancel(handle_, &x.hook);
+    return wheel_.cancel(x.hook);
+  }
+  template <class F>
+  std::size_t advance(std::uint64_t to, F&& f) {
+    return wheel_.advance(to, [this, &f](hook_type& h) { f(c_node_index(nodes_, &h)); });
+  }
+  std::uint64_t now() const noexcept { return wheel_.now(); }
+  std::size_t size() const noexcept { return wheel_.size(); }
+  bool pending(std::uint32_t i) const noexcept { return nodes_[i].hook.pending(); }
+  std::uint64_t hook_deadline(std::uint32_t i) const noexcept { return nodes_[i].hook.deadline(); }
+  std::optional<std::uint64_t> next_deadline() const { return wheel_.next_deadline(); }
+  void check_invariants() const { wheel_.check_invariants(); }
+
+ private:
+  using hook_type = timerwheel::wheel<timerwheel::default_config>::hook_type;
+  // Declared after nodes_ (in the base): destroyed first, while the hooks are alive.
+  timerwheel::wheel<timerwheel::default_config> wheel_{0};
+  void* handle_ = &wheel_;
 };
 
 // ccan/timer: ticks are its grains (microseconds by default), handed over as struct timemono;
