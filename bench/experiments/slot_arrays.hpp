@@ -4,7 +4,7 @@
 // - Cancel leaves a tombstone (the entry's node set to null), so the entries that remain keep
 //   their scheduling order: exact FIFO among equal deadlines with no sequence number. A slot
 //   whose tombstones outnumber its timers (at 64 entries or more) is compacted: the live entries
-//   slide down in order and each moved node's index is rewritten. A slot emptied by cancels is
+//   slide down in order and each node's index is rewritten. A slot emptied by cancels is
 //   reset to length 0.
 // - A cascade reads only the entries (the deadline is in the entry), appends each to its target
 //   array and writes the node's new slot and index: stores into the nodes, independent of each
@@ -174,19 +174,20 @@ class slot_arrays {
       compact(a);
     }
   }
+  // Branch-free: which entries are tombstones is random, and a branch on it mispredicted about
+  // every other entry.
   [[gnu::noinline]] static void compact(slot_array& a) noexcept {
+    array_hook sink;
     std::uint32_t j = 0;
     for (std::uint32_t k = 0; k < a.size; ++k) {
       const entry e = a.data[k];
-      if (e.node == nullptr) continue;
-      if (j != k) {
-        a.data[j] = e;
-        e.node->pos = j;
-      }
-      ++j;
+      a.data[j] = e;
+      (e.node != nullptr ? e.node : &sink)->pos = j;
+      j += e.node != nullptr;
     }
     a.size = j;
   }
+
   template <class F>
   [[gnu::noinline]] std::size_t fire(std::uint32_t flat, F& f) {
     slot_array& a = arrays_[flat];

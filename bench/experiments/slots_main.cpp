@@ -33,11 +33,16 @@
 #include "../adapters/wheel.hpp"
 #include "../workloads.hpp"
 #include "slot_arrays.hpp"
+#include "slot_dual.hpp"
+#include "slot_hybrid.hpp"
 #include "slot_lists.hpp"
 
 namespace tb = timerwheel_bench;
 using tb::slots::slot_arrays;
 using tb::slots::slot_lists;
+using slot_hybrid2 = tb::slots::slot_hybrid<2>;
+using slot_hybrid3 = tb::slots::slot_hybrid<3>;
+using tb::slots::slot_dual;
 
 namespace {
 
@@ -77,8 +82,9 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-constexpr const char* names[] = {"wheel6", "heap4", "slot_lists", "slot_arrays"};
-constexpr int structures = 4;
+constexpr const char* names[] = {"wheel6",       "heap4",        "slot_lists", "slot_arrays",
+                                 "slot_hybrid2", "slot_hybrid3", "slot_dual"};
+constexpr int structures = 7;
 
 template <class F>
 void for_structure(int k, F&& f) {
@@ -92,8 +98,17 @@ void for_structure(int k, F&& f) {
     case 2:
       f.template operator()<slot_lists>();
       break;
-    default:
+    case 3:
       f.template operator()<slot_arrays>();
+      break;
+    case 4:
+      f.template operator()<slot_hybrid2>();
+      break;
+    case 5:
+      f.template operator()<slot_hybrid3>();
+      break;
+    default:
+      f.template operator()<slot_dual>();
       break;
   }
 }
@@ -106,16 +121,19 @@ void print_row(const std::string& label, const cell (&c)[structures], bool part)
     std::printf(" %.1f [%.1f-%.1f] |", median(v), *std::min_element(v.begin(), v.end()),
                 *std::max_element(v.begin(), v.end()));
   }
-  for (int k : {0, 2, 3}) std::printf(" %.2f |", median(part ? c[k].part_ns : c[k].ns) / base);
+  for (int k : {0, 2, 3, 4, 5, 6})
+    std::printf(" %.2f |", median(part ? c[k].part_ns : c[k].ns) / base);
   std::printf("\n");
   std::fflush(stdout);
 }
 
 void header(const char* unit) {
-  std::printf(
-      "\n| %s | wheel6 | heap4 | slot_lists | slot_arrays | wheel6/heap4 | lists/heap4 | "
-      "arrays/heap4 |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-      unit);
+  std::printf("\n| %s |", unit);
+  for (const char* n : names) std::printf(" %s |", n);
+  for (const int k : {0, 2, 3, 4, 5, 6}) std::printf(" %s/heap4 |", names[k]);
+  std::printf("\n| --- |");
+  for (int k = 0; k < structures + 6; ++k) std::printf(" ---: |");
+  std::printf("\n");
 }
 
 void run_w2_case(std::size_t n, std::uint64_t step, int reps) {
@@ -171,8 +189,8 @@ void run_w1_case(std::size_t n, int reps) {
   print_row("W1 " + std::to_string(n), c, false);
 }
 
-// The slot arrays' capacity after W1 at n (warm-up and timed steps), per pending timer: what
-// churn leaves them holding.
+// The slot arrays' capacity (arrays and hybrids) after W1 at n (warm-up and timed steps), per
+// pending timer: what churn leaves them holding.
 void w1_array_bytes(std::size_t n) {
   tb::w1_params p{};
   p.timers = n;
@@ -180,16 +198,51 @@ void w1_array_bytes(std::size_t n) {
   p.warm_steps = 200'000;
   p.timed_steps = 2'000'000;
   const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots W1"));
-  slot_arrays a(n);
-  for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, s.initial[i]);
-  const double before = static_cast<double>(a.held_bytes()) / static_cast<double>(n);
-  tb::w1_state st;
-  st.fired.reserve(1024);
-  tb::run_w1_steps(a, s, 0, p.warm_steps + p.timed_steps, st);
+  for (int k = 3; k < structures; ++k) {
+    for_structure(k, [&]<class A>() {
+      if constexpr (requires(const A& x) { x.held_bytes(); }) {
+        A a(n);
+        for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, s.initial[i]);
+        const double before = static_cast<double>(a.held_bytes()) / static_cast<double>(n);
+        tb::w1_state st;
+        st.fired.reserve(1024);
+        tb::run_w1_steps(a, s, 0, p.warm_steps + p.timed_steps, st);
+        std::printf("| %s, W1 %zu | %.1f bytes a timer after scheduling | %.1f after the steps |\n",
+                    A::name, n, before,
+                    static_cast<double>(a.held_bytes()) / static_cast<double>(n));
+      }
+    });
+  }
+}
+
+// Before any timing: W1 with a short range (N = 10,000, R = 1,024: about ten firings a tick,
+// many of one deadline, cancels into every level's arrays and lists), every structure's fired
+// sequence compared with heap4's, and each structure's end state checked.
+void self_check() {
+  tb::w1_params p{};
+  p.timers = 10'000;
+  p.range = 1'024;
+  p.warm_steps = 0;
+  p.timed_steps = 500'000;
+  const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots check"));
+  std::uint64_t reference = 0;
+  std::uint64_t fired = 0;
+  for (const int k : {1, 0, 2, 3, 4, 5, 6}) {
+    for_structure(k, [&]<class A>() {
+      const tb::run_result res = tb::run_w1<A>(s);
+      if (!res.error.empty()) fail(std::string("check ") + A::name + ": " + res.error);
+      if (k == 1) {
+        reference = res.checksum;
+        fired = res.fired;
+      } else if (res.checksum != reference || res.fired != fired) {
+        fail(std::string("check ") + A::name + ": fired another order than heap4");
+      }
+    });
+  }
   std::printf(
-      "| slot_arrays capacity, W1 %zu | %.1f bytes a timer after scheduling | %.1f after "
-      "the steps |\n",
-      n, before, static_cast<double>(a.held_bytes()) / static_cast<double>(n));
+      "self-check: W1 N = 10,000, R = 1,024, 500,000 steps: %llu firings, every structure "
+      "in heap4's order\n",
+      static_cast<unsigned long long>(fired));
 }
 
 void run_w4_all() {
@@ -287,6 +340,7 @@ int main(int argc, char** argv) {
       "timerwheel_bench_slots: %zu-byte nodes, %d repetitions, medians [min-max], "
       "thread CPU time; load average at start %s\n",
       tb::node_bytes, reps, loadavg().c_str());
+  self_check();
   header("ns a timer");
   for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}})
     for (const std::uint64_t step : {std::uint64_t{1}, range / 1024}) run_w2_case(n, step, reps);
