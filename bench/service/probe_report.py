@@ -80,6 +80,11 @@ def main():
             else:
                 what = "between rounds"
             pre = rounds[min(j + 1, len(rounds) - 1)]["nivcsw"] - r["nivcsw"]
+            if what == "between rounds" and i + 1 < len(rounds) and rounds[i + 1]["start"] != 0:
+                # It slept: woken by its time or a kick, and how late against the edge.
+                nxt = rounds[i + 1]
+                what = ("asleep, woke " if nxt["start"] == 1 else "asleep, kicked ") + \
+                    f"{(nxt['begin'] - edge) / 1e3:.0f} us after the edge"
             tail.append((f - edge, what, pre, rounds[j]["start"], r["backlog"],
                          sum(x["busy_ns"] for x in rounds[i:j + 1])))
         post = [f - (-(-dl // tick) * tick) for dl, f, _, _ in fired if start <= dl <= end]
@@ -94,7 +99,7 @@ def main():
               f" preempted {timed[-1]['nivcsw'] - timed[0]['nivcsw'] if timed else 0} times")
         kinds = {}
         for t in tail:
-            kinds.setdefault(t[1], []).append(t)
+            kinds.setdefault(t[1].split(",")[0], []).append(t)
         print(f"   late tail: {len(tail)} tick edges; at the edge the worker was: " +
               ", ".join(f"{k} {len(v)} (preempted in {sum(1 for t in v if t[2] > 0)},"
                         f" waiting on half-pushed nodes {sum(t[5] for t in v)/1e3:.0f} us in all)"

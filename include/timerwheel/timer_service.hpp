@@ -25,9 +25,10 @@
 //
 // PERFORMANCE NOTE: after/at/every cost an entry from the pool (one CAS on
 // the calling thread's own stack), the callback's move (no allocation up to
-// four pointers of captures), one atomic exchange on the queue and, only
+// four pointers of captures), one CAS on the queue (retried only when
+// another push came between its read and its CAS) and, only
 // when the deadline is the earliest, one wake-up of the worker. cancel is one
-// CAS, plus one exchange on the queue when the timer is in the wheel. The
+// CAS, plus one CAS on the queue when the timer is in the wheel. The
 // worker takes each message, links the entry into its wheel (O(1)) and
 // unlinks the cancelled ones (O(1)). An entry is 128 bytes on 64-bit
 // targets, the whole of a pending timer; the pool grows and never shrinks
@@ -255,8 +256,8 @@ class basic_timer_service {
   const tick_clock<Clock>& clock() const noexcept { return clock_; }
 
   // The worker's rounds, when built with TIMERWHEEL_SERVICE_PROBE (see
-  // detail/service_probe.hpp): read it only once the worker has stopped
-  // (after shutdown()).
+  // detail/service_probe.hpp): read it only on the worker (in a callback) or
+  // once the worker has stopped (after shutdown()).
   const detail::service_probe<Clock>& probe() const noexcept { return probe_; }
 
  private:
@@ -424,7 +425,7 @@ class basic_timer_service {
 
   // --- the worker ---
 
-  // Submissions taken per round before due timers fire: under a flood of
+  // Messages taken per round, after its due timers fired: under a flood of
   // submissions the worker still fires on time.
   static constexpr int drain_batch = 256;
 
@@ -487,6 +488,7 @@ class basic_timer_service {
           break;
       }
       ++n;
+      if constexpr (probe_type::enabled) probe_.took();
       if (node->kind == stop_kind) return -1;
       taken_.store(taken_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       entry& e = static_cast<entry&>(*node);

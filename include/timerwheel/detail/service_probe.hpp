@@ -79,6 +79,8 @@ class service_probe {
     cur_.nivcsw = static_cast<std::uint32_t>(u.ru_nivcsw);
   }
   void fired() noexcept { cur_.fired_ns = now_ns(); }
+  // Each message taken.
+  void took() noexcept { ++messages_; }
   // The end of the round.
   void drained(int n) noexcept {
     cur_.drained = static_cast<std::uint32_t>(n < 0 ? 0 : n);
@@ -96,12 +98,15 @@ class service_probe {
   // After the worker has been joined (or between runs, with care): the rounds.
   const std::vector<probe_round>& rounds() const noexcept { return rounds_; }
   std::uint64_t overflow() const noexcept { return overflow_; }
+  // Messages the worker has taken so far (read on the worker, or after it).
+  std::uint64_t messages() const noexcept { return messages_; }
 
  private:
   static constexpr std::size_t capacity = std::size_t{1} << 21;
   std::vector<probe_round> rounds_;
   probe_round cur_;
   std::uint64_t overflow_ = 0;
+  std::uint64_t messages_ = 0;
 };
 
 #else
@@ -114,6 +119,7 @@ class service_probe {
   static std::int64_t now_ns() noexcept { return 0; }
   void begin(probe_start, std::int64_t, std::uint64_t) noexcept {}
   void fired() noexcept {}
+  void took() noexcept {}
   void drained(int) noexcept {}
   void fire(std::int64_t) noexcept {}
 };
