@@ -271,26 +271,27 @@ TIMERWHEEL_ALWAYS_INLINE tw_status advance_in(tw_wheel* w, std::uint64_t to, tw_
   }
 }
 
-// The hot entry points' paths for a null argument and for the
+// The work of tw_schedule and tw_take_expired on a wheel of the default
+// configuration, for their internal counterparts (timerwheel_internal.h):
+// forced inline, so that each holds the wheel's code itself, which a link
+// with -flto then inlines into the drop-ins whole, with no call left inside.
+TIMERWHEEL_ALWAYS_INLINE void schedule_default(tw_wheel* w, tw_timer* timer,
+                                               std::uint64_t deadline) noexcept {
+  default_wheel(w).schedule(hook<config_default>(timer), deadline);
+}
+
+TIMERWHEEL_ALWAYS_INLINE tw_timer* take_expired_default(tw_wheel* w) noexcept {
+  auto* const h = default_wheel(w).take_expired();
+  return h == nullptr ? nullptr : timer_of(*h);
+}
+
+// tw_cancel's and tw_take_expired's paths for a null argument and for the
 // configurations other than the default: out of line and cold (each a tail
 // call from its entry point), so that the entry point's own path is the
-// default wheel's code behind three compare-and-branches, and keeps its
-// arguments in registers. No inlining or cloning across them (noipa): a
-// constant answer propagated into the caller would fold the tests back into
-// one flag computation on the hot path.
-[[gnu::noipa, gnu::cold]] tw_status schedule_null(tw_wheel* w) noexcept {
-  return fail(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
-}
-
-[[gnu::noipa, gnu::cold]] tw_status schedule_other(tw_wheel* w, tw_timer* timer,
-                                                   std::uint64_t deadline) noexcept {
-  visit_other(w, [=](auto& wheel, auto config) {
-    using C = decltype(config);
-    wheel.schedule(hook<C>(timer), tick<C>(deadline));
-  });
-  return TW_OK;
-}
-
+// default wheel's code behind compare-and-branches, and keeps its arguments
+// in registers. No inlining or cloning across them (noipa): a constant
+// answer propagated into the caller would fold tw_cancel's two null tests
+// back into one flag computation (two sete and an or) on the hot path.
 [[gnu::noipa, gnu::cold]] bool cancel_null() noexcept { return false; }
 
 [[gnu::noipa, gnu::cold]] bool cancel_other(tw_wheel* w, tw_timer* timer) noexcept {
@@ -384,13 +385,12 @@ bool tw_empty(const tw_wheel* w) {
 }
 
 TW_HOT tw_status tw_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
-  if (w == nullptr) [[unlikely]]
-    return schedule_null(w);
-  if (timer == nullptr) [[unlikely]]
-    return schedule_null(w);
-  if (w->config != TW_CONFIG_DEFAULT) [[unlikely]]
-    return schedule_other(w, timer, deadline);
-  tw_internal_schedule(w, timer, deadline);
+  if (w == nullptr || timer == nullptr) [[unlikely]]
+    return fail_cold(w, TW_EINVAL, "tw_schedule", "a null wheel or timer");
+  visit(w, [=](auto& wheel, auto config) {
+    using C = decltype(config);
+    wheel.schedule(hook<C>(timer), tick<C>(deadline));
+  });
   return TW_OK;
 }
 
@@ -440,26 +440,23 @@ TW_HOT tw_timer* tw_take_expired(tw_wheel* w) {
     return nullptr;
   if (w->config != TW_CONFIG_DEFAULT) [[unlikely]]
     return take_expired_other(w);
-  return tw_internal_take_expired(w);
+  return take_expired_default(w);
 }
 
 void tw_internal_schedule(tw_wheel* w, tw_timer* timer, uint64_t deadline) {
-  default_wheel(w).schedule(hook<config_default>(timer), deadline);
+  schedule_default(w, timer, deadline);
 }
 
 bool tw_internal_cancel(tw_wheel* w, tw_timer* timer) {
   // The idle test first, on its own: each answer is then a constant on its
-  // own path, where GCC otherwise merges them into a register set on both.
+  // own path (GCC otherwise merges them into a register set on both).
   auto& h = hook<config_default>(timer);
   if (!h.pending()) return false;
   default_wheel(w).cancel(h);
   return true;
 }
 
-tw_timer* tw_internal_take_expired(tw_wheel* w) {
-  auto* const h = default_wheel(w).take_expired();
-  return h == nullptr ? nullptr : timer_of(*h);
-}
+tw_timer* tw_internal_take_expired(tw_wheel* w) { return take_expired_default(w); }
 
 tw_status tw_advance_to_next(tw_wheel* w, tw_callback cb, void* user, size_t* fired) {
   if (w == nullptr || cb == nullptr)

@@ -8,6 +8,15 @@
 
 #include "../c/timerwheel_internal.h"
 
+/* The drop-in's hot functions hold the wheel's code whole wherever GCC
+ * optimises across units (the library's fat LTO objects at a GCC link):
+ * its inliner would otherwise leave the internal entry point a call. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CCAN_TIMER_FLAT __attribute__((flatten))
+#else
+#define CCAN_TIMER_FLAT
+#endif
+
 /* The largest time that fits in ticks (a far future). */
 #define CCAN_TIMER_FAR UINT64_MAX
 
@@ -129,7 +138,8 @@ void timers_cleanup(struct timers* timers) {
 
 void timer_init(struct timer* t) { tw_timer_init(&t->tw); }
 
-void timer_addmono(struct timers* timers, struct timer* timer, struct timemono when) {
+CCAN_TIMER_FLAT void timer_addmono(struct timers* timers, struct timer* timer,
+                                   struct timemono when) {
   const uint64_t tick = ticks_ceil(timers, when);
   /* Due by the last advance's tick: the next timers_expire must advance. */
   if (tick < timers->settled_plus1) timers->settled_plus1 = 0;
