@@ -7,10 +7,21 @@
  * clobbers. */
 #include "c_floor.h"
 
-#if defined(__GNUC__)
+/* GCC's noipa; clang has none, and noinline alone would let it see that
+ * the function does nothing and drop the call: the empty asm, which may
+ * touch memory, keeps the call and what it clobbers. */
+#if defined(__GNUC__) && !defined(__clang__)
 #define TIMERWHEEL_BENCH_OPAQUE __attribute__((noipa))
+#elif defined(__GNUC__)
+#define TIMERWHEEL_BENCH_OPAQUE __attribute__((noinline))
 #else
 #define TIMERWHEEL_BENCH_OPAQUE
+#endif
+
+#if defined(__GNUC__)
+#define TIMERWHEEL_BENCH_BARRIER() __asm__ volatile("" ::: "memory")
+#else
+#define TIMERWHEEL_BENCH_BARRIER() ((void)0)
 #endif
 
 TIMERWHEEL_BENCH_OPAQUE void timerwheel_bench_empty_schedule(void* wheel, void* timer,
@@ -18,9 +29,11 @@ TIMERWHEEL_BENCH_OPAQUE void timerwheel_bench_empty_schedule(void* wheel, void* 
   (void)wheel;
   (void)timer;
   (void)deadline;
+  TIMERWHEEL_BENCH_BARRIER();
 }
 
 TIMERWHEEL_BENCH_OPAQUE void timerwheel_bench_empty_cancel(void* wheel, void* timer) {
   (void)wheel;
   (void)timer;
+  TIMERWHEEL_BENCH_BARRIER();
 }

@@ -285,6 +285,14 @@ TIMERWHEEL_ALWAYS_INLINE tw_timer* take_expired_default(tw_wheel* w) noexcept {
   return h == nullptr ? nullptr : timer_of(*h);
 }
 
+// GCC's noipa (no inlining, cloning or propagation of what a function
+// returns across the call); noinline for clang, which has no noipa.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TW_NOIPA [[gnu::noipa]]
+#else
+#define TW_NOIPA [[gnu::noinline]]
+#endif
+
 // tw_cancel's and tw_take_expired's paths for a null argument and for the
 // configurations other than the default: out of line and cold (each a tail
 // call from its entry point), so that the entry point's own path is the
@@ -292,14 +300,14 @@ TIMERWHEEL_ALWAYS_INLINE tw_timer* take_expired_default(tw_wheel* w) noexcept {
 // in registers. No inlining or cloning across them (noipa): a constant
 // answer propagated into the caller would fold tw_cancel's two null tests
 // back into one flag computation (two sete and an or) on the hot path.
-[[gnu::noipa, gnu::cold]] bool cancel_null() noexcept { return false; }
+TW_NOIPA [[gnu::cold]] bool cancel_null() noexcept { return false; }
 
-[[gnu::noipa, gnu::cold]] bool cancel_other(tw_wheel* w, tw_timer* timer) noexcept {
+TW_NOIPA [[gnu::cold]] bool cancel_other(tw_wheel* w, tw_timer* timer) noexcept {
   return visit_other(
       w, [=](auto& wheel, auto config) { return wheel.cancel(hook<decltype(config)>(timer)); });
 }
 
-[[gnu::noipa, gnu::cold]] tw_timer* take_expired_other(tw_wheel* w) noexcept {
+TW_NOIPA [[gnu::cold]] tw_timer* take_expired_other(tw_wheel* w) noexcept {
   return visit_other(w, [](auto& wheel, auto) -> tw_timer* {
     auto* const h = wheel.take_expired();
     return h == nullptr ? nullptr : timer_of(*h);
