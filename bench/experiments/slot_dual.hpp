@@ -34,10 +34,23 @@
 
 namespace timerwheel_bench::slots {
 
+template <bool TwoEnded>
+struct dual_name {
+  static constexpr const char* value = "slot_dual";
+};
+template <>
+struct dual_name<true> {
+  static constexpr const char* value = "slot_dual2";
+};
+
+// TwoEnded: a cascade gathers its list part from both ends at once (two independent chains of
+// loads, as the wheel's level-1 cascade walks), into a scratch vector, then places the timers in
+// order; otherwise it walks the list from the front, placing each timer as it goes.
+template <bool TwoEnded>
 class slot_dual {
  public:
   using node = basic_node<hybrid_hook>;
-  static constexpr const char* name = "slot_dual";
+  static constexpr const char* name = dual_name<TwoEnded>::value;
   static constexpr std::size_t hook_bytes = sizeof(hybrid_hook);
   static constexpr std::uint32_t ahead = 8;
   static constexpr std::uintptr_t in_array = 1;
@@ -297,18 +310,48 @@ class slot_dual {
     hybrid_hook& h = heads_[flat];
     const std::uintptr_t end = addr(&h);
     std::uintptr_t p = h.link;
-    h.link = h.prev = end;
-    while (p != end) {
-      hybrid_hook* const x = hook_at(p);
-      p = x->link;
-      append(flat_slot(x->deadline, now_), x->deadline, *x);
+    if constexpr (TwoEnded) {
+      front_.clear();
+      back_.clear();
+      if (p != end) gather(p, h.prev);
+      h.link = h.prev = end;
+      for (const std::uintptr_t q : front_) place_in_array(*hook_at(q));
+      for (auto q = back_.rbegin(); q != back_.rend(); ++q) place_in_array(*hook_at(*q));
+    } else {
+      h.link = h.prev = end;
+      while (p != end) {
+        hybrid_hook* const x = hook_at(p);
+        p = x->link;
+        place_in_array(*x);
+      }
     }
     occ_.clear(flat);
+  }
+  void place_in_array(hybrid_hook& x) { append(flat_slot(x.deadline, now_), x.deadline, x); }
+  // The list from `first` to `last` (non-empty) walked from both ends until they meet: front_
+  // gets the first half in order, back_ the second half from the back.
+  void gather(std::uintptr_t first, std::uintptr_t last) {
+    std::uintptr_t f = first;
+    std::uintptr_t b = last;
+    for (;;) {
+      front_.push_back(f);
+      if (f == b) break;
+      back_.push_back(b);
+      f = hook_at(f)->link;
+      if (f == b) break;
+      b = hook_at(b)->prev;
+      if (b == f) {
+        front_.push_back(f);
+        break;
+      }
+    }
   }
 
   std::vector<node> nodes_;
   std::array<slot_array, slot_count> arrays_{};
   std::array<hybrid_hook, slot_count> heads_;
+  std::vector<std::uintptr_t> front_;
+  std::vector<std::uintptr_t> back_;
   occupancy occ_;
   std::uint64_t now_ = 0;
 };

@@ -42,7 +42,8 @@ using tb::slots::slot_arrays;
 using tb::slots::slot_lists;
 using slot_hybrid2 = tb::slots::slot_hybrid<2>;
 using slot_hybrid3 = tb::slots::slot_hybrid<3>;
-using tb::slots::slot_dual;
+using slot_dual = tb::slots::slot_dual<false>;
+using slot_dual2 = tb::slots::slot_dual<true>;
 
 namespace {
 
@@ -83,8 +84,8 @@ double median(std::vector<double> v) {
 }
 
 constexpr const char* names[] = {"wheel6",       "heap4",        "slot_lists", "slot_arrays",
-                                 "slot_hybrid2", "slot_hybrid3", "slot_dual"};
-constexpr int structures = 7;
+                                 "slot_hybrid2", "slot_hybrid3", "slot_dual",  "slot_dual2"};
+constexpr int structures = 8;
 
 template <class F>
 void for_structure(int k, F&& f) {
@@ -107,8 +108,11 @@ void for_structure(int k, F&& f) {
     case 5:
       f.template operator()<slot_hybrid3>();
       break;
-    default:
+    case 6:
       f.template operator()<slot_dual>();
+      break;
+    default:
+      f.template operator()<slot_dual2>();
       break;
   }
 }
@@ -121,7 +125,7 @@ void print_row(const std::string& label, const cell (&c)[structures], bool part)
     std::printf(" %.1f [%.1f-%.1f] |", median(v), *std::min_element(v.begin(), v.end()),
                 *std::max_element(v.begin(), v.end()));
   }
-  for (int k : {0, 2, 3, 4, 5, 6})
+  for (int k : {0, 2, 3, 4, 5, 6, 7})
     std::printf(" %.2f |", median(part ? c[k].part_ns : c[k].ns) / base);
   std::printf("\n");
   std::fflush(stdout);
@@ -130,9 +134,9 @@ void print_row(const std::string& label, const cell (&c)[structures], bool part)
 void header(const char* unit) {
   std::printf("\n| %s |", unit);
   for (const char* n : names) std::printf(" %s |", n);
-  for (const int k : {0, 2, 3, 4, 5, 6}) std::printf(" %s/heap4 |", names[k]);
+  for (const int k : {0, 2, 3, 4, 5, 6, 7}) std::printf(" %s/heap4 |", names[k]);
   std::printf("\n| --- |");
-  for (int k = 0; k < structures + 6; ++k) std::printf(" ---: |");
+  for (int k = 0; k < structures + 7; ++k) std::printf(" ---: |");
   std::printf("\n");
 }
 
@@ -215,6 +219,25 @@ void w1_array_bytes(std::size_t n) {
   }
 }
 
+// The capacity the slot arrays keep (their peak) after W2 at 1e6 with 1-tick steps, per timer.
+void w2_array_bytes() {
+  const std::size_t n = 1'000'000;
+  const tb::w2_params p{n, range, 1};
+  const tb::w2_sequence s = tb::make_w2_sequence(p, tb::derive_seed(42, "slots W2"));
+  for (int k = 3; k < structures; ++k) {
+    for_structure(k, [&]<class A>() {
+      if constexpr (requires(const A& x) { x.held_bytes(); }) {
+        A a(n);
+        for (std::uint32_t i = 0; i < n; ++i) a.schedule(i, s.initial[i]);
+        for (std::uint64_t to = 1; to <= range; ++to) a.advance(to, [](std::uint32_t) {});
+        if (a.size() != 0) fail(std::string("W2 capacity run ") + A::name + ": not all fired");
+        std::printf("| %s, W2 %zu | %.1f bytes a timer at the peak (capacity kept) |\n", A::name, n,
+                    static_cast<double>(a.held_bytes()) / static_cast<double>(n));
+      }
+    });
+  }
+}
+
 // Before any timing: W1 with a short range (N = 10,000, R = 1,024: about ten firings a tick,
 // many of one deadline, cancels into every level's arrays and lists), every structure's fired
 // sequence compared with heap4's, and each structure's end state checked.
@@ -227,7 +250,7 @@ void self_check() {
   const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots check"));
   std::uint64_t reference = 0;
   std::uint64_t fired = 0;
-  for (const int k : {1, 0, 2, 3, 4, 5, 6}) {
+  for (const int k : {1, 0, 2, 3, 4, 5, 6, 7}) {
     for_structure(k, [&]<class A>() {
       const tb::run_result res = tb::run_w1<A>(s);
       if (!res.error.empty()) fail(std::string("check ") + A::name + ": " + res.error);
@@ -349,6 +372,7 @@ int main(int argc, char** argv) {
     run_w1_case(n, reps);
   std::printf("\n");
   for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}}) w1_array_bytes(n);
+  w2_array_bytes();
   run_w4_all();
   std::printf("\nload average at end %s\n", loadavg().c_str());
   return 0;
