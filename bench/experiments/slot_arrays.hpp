@@ -182,7 +182,12 @@ class slot_arrays {
     for (std::uint32_t k = 0; k < a.size; ++k) {
       const entry e = a.data[k];
       a.data[j] = e;
-      (e.node != nullptr ? e.node : &sink)->pos = j;
+      // The node, or the sink for a tombstone, chosen by a mask: a conditional here was
+      // compiled to a branch.
+      const std::uintptr_t keep = std::uintptr_t{0} - (e.node != nullptr);
+      reinterpret_cast<array_hook*>((reinterpret_cast<std::uintptr_t>(e.node) & keep) |
+                                    (reinterpret_cast<std::uintptr_t>(&sink) & ~keep))
+          ->pos = j;
       j += e.node != nullptr;
     }
     a.size = j;

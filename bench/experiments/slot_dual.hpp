@@ -115,8 +115,9 @@ class slot_dual {
   }
   bool pending(std::uint32_t i) const noexcept { return nodes_[i].prev != 0; }
   std::uint64_t hook_deadline(std::uint32_t i) const noexcept { return nodes_[i].deadline; }
+  // Bytes of the slot arrays' capacity and of the two-ended walk's scratch vectors.
   std::size_t held_bytes() const noexcept {
-    std::size_t n = 0;
+    std::size_t n = (front_.capacity() + back_.capacity()) * sizeof(std::uintptr_t);
     for (const slot_array& a : arrays_) n += std::size_t{a.cap} * sizeof(entry);
     return n;
   }
@@ -247,7 +248,12 @@ class slot_dual {
     for (std::uint32_t k = 0; k < a.size; ++k) {
       const entry e = a.data[k];
       a.data[j] = e;
-      (e.node != nullptr ? e.node : &sink)->link = pack(flat, j);
+      // The node, or the sink for a tombstone, chosen by a mask: a conditional here was
+      // compiled to a branch.
+      const std::uintptr_t keep = std::uintptr_t{0} - (e.node != nullptr);
+      reinterpret_cast<hybrid_hook*>((reinterpret_cast<std::uintptr_t>(e.node) & keep) |
+                                     (reinterpret_cast<std::uintptr_t>(&sink) & ~keep))
+          ->link = pack(flat, j);
       j += e.node != nullptr;
     }
     a.size = j;

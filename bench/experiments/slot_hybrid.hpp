@@ -250,7 +250,12 @@ class slot_hybrid {
     for (std::uint32_t k = 0; k < a.size; ++k) {
       const entry e = a.data[k];
       a.data[j] = e;
-      (e.node != nullptr ? e.node : &sink)->link = pack(flat, j);
+      // The node, or the sink for a tombstone, chosen by a mask: a conditional here was
+      // compiled to a branch.
+      const std::uintptr_t keep = std::uintptr_t{0} - (e.node != nullptr);
+      reinterpret_cast<hybrid_hook*>((reinterpret_cast<std::uintptr_t>(e.node) & keep) |
+                                     (reinterpret_cast<std::uintptr_t>(&sink) & ~keep))
+          ->link = pack(flat, j);
       j += e.node != nullptr;
     }
     a.size = j;
