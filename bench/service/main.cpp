@@ -7,7 +7,7 @@
 //
 //   timerwheel_bench_service [--quick] [--threads=1,2,4,8,16] [--reps=N]
 //       [--steps=N] [--pending=N] [--tick-us=N] [--seed=N] [--only=a,b]
-//       [--pace-us=N]
+//       [--pace-us=N] [--spread]
 //
 // Each thread first schedules its share of the pending timers (deadlines
 // 10-20 minutes out, untimed). Timed: `steps` steps over all threads, each
@@ -16,6 +16,10 @@
 // at `pending`); 10% are near timers, due 1-20 ms later, left to fire. After
 // the timed part (untimed) the ring is cancelled and the near timers are
 // awaited. Operations are the schedules plus the cancels.
+//
+// --spread pins producer t to core t modulo the cores the process may use,
+// so that the producers are spread over them whatever else the machine runs
+// (the worker is left where the scheduler puts it).
 //
 // --pace-us=N makes each thread pause N us after each step: the producers
 // then leave the processor to the worker (and to the rest of the machine), so
@@ -43,7 +47,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <pthread.h>
 #include <random>
+#include <sched.h>
 #include <string>
 #include <string_view>
 #include <sys/resource.h>
@@ -76,6 +82,7 @@ struct options {
   std::uint64_t seed = 42;
   std::vector<std::string> only;
   std::chrono::microseconds pace{0};  // a pause after each step: producers mostly idle
+  bool spread = false;                // producer t pinned to core t % cores
 };
 
 struct result {
@@ -102,6 +109,26 @@ std::int64_t cpu_ns() {
            static_cast<std::int64_t>(t.tv_usec) * 1'000;
   };
   return ns(u.ru_utime) + ns(u.ru_stime);
+}
+
+// Pins the calling thread to core `t` modulo the cores this process may use.
+void pin_to(int t) {
+  ::cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  const int n = CPU_COUNT(&allowed);
+  if (n == 0) return;
+  int k = t % n;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (k-- == 0) {
+      ::cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      ::pthread_setaffinity_np(::pthread_self(), sizeof one, &one);
+      return;
+    }
+  }
 }
 
 void fail(const std::string& what) {
@@ -145,6 +172,7 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
 #endif
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&, t] {
+        if (o.spread) pin_to(t);
         const std::size_t base = static_cast<std::size_t>(t) * per_thread;
         const auto& d = delays[static_cast<std::size_t>(t)];
         std::vector<std::size_t> slots(ring);
@@ -337,6 +365,8 @@ int main(int argc, char** argv) {
       o.seed = std::stoull(v6);
     } else if (const char* v7 = value("--only=")) {
       o.only = split(v7);
+    } else if (a == "--spread") {
+      o.spread = true;
     } else if (const char* v8 = value("--pace-us=")) {
       o.pace = std::chrono::microseconds(std::stoll(v8));
     } else {

@@ -111,13 +111,16 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
   const std::string base = std::string(dir) + "/run-" + std::to_string(run);
   if (std::FILE* f = std::fopen((base + "-rounds.csv").c_str(), "w")) {
     std::fprintf(
-        f, "start,asked,begin,drained_at,fired_at,first_due,backlog,drained,fired,cpu,nivcsw\n");
+        f,
+        "start,asked,begin,drained_at,fired_at,first_due,backlog,drained,fired,busy,busy_ns,cpu,"
+        "nivcsw\n");
     for (const auto& r : rounds)
-      std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%u,%u,%u,%d,%u\n", static_cast<int>(r.start),
-                   static_cast<long long>(r.asked_ns), static_cast<long long>(r.begin_ns),
-                   static_cast<long long>(r.drained_ns), static_cast<long long>(r.fired_ns),
-                   static_cast<long long>(r.first_due_ns), r.backlog, r.drained, r.fired, r.cpu,
-                   r.nivcsw);
+      std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%u,%u,%u,%u,%lld,%d,%u\n",
+                   static_cast<int>(r.start), static_cast<long long>(r.asked_ns),
+                   static_cast<long long>(r.begin_ns), static_cast<long long>(r.drained_ns),
+                   static_cast<long long>(r.fired_ns), static_cast<long long>(r.first_due_ns),
+                   r.backlog, r.drained, r.fired, r.stuck, static_cast<long long>(r.stuck_ns),
+                   r.cpu, r.nivcsw);
     std::fclose(f);
   }
   if (std::FILE* f = std::fopen((base + "-cpus.csv").c_str(), "w")) {

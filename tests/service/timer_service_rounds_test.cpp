@@ -2,8 +2,7 @@
 // with TIMERWHEEL_SERVICE_PROBE; see detail/service_probe.hpp): each round
 // fires what is due before it takes messages, so a timer that falls due
 // while the worker is busy fires after at most one batch of a backlog, not
-// behind the whole of it; a long backlog is put in order in bounded steps
-// between which due timers fire; and the probe's records are consistent.
+// behind the whole of it; and the probe's records are consistent.
 //
 // Real threads and steady_clock. Tolerances: none on time (the machine may be
 // loaded); the checks count rounds and messages, which the scheduler does
@@ -38,8 +37,7 @@ std::size_t backlog_size() {
 // A timer in the wheel falls due while the worker is held in a callback and
 // a backlog of far submissions piles up on the queue; once released, the
 // worker takes at most one batch of messages (256) before that timer fires,
-// not the whole backlog (between, it may put the backlog in order, 256
-// nodes a round, firing what is due between).
+// not the whole backlog.
 TEST(TimerServiceRounds, DueTimerFiresBeforeTheBacklog) {
   const std::size_t backlog = backlog_size();
   tw::timer_service s;

@@ -1,27 +1,11 @@
-// An intrusive multi-producer single-consumer queue: any thread pushes with
-// one compare-and-swap on the head (a Treiber stack), no lock and no
-// allocation; one thread pops, taking everything pushed so far with one
-// exchange and reversing it into a private chain that it then hands out
-// oldest first. timer_service's submissions travel on it.
+// An intrusive multi-producer single-consumer queue (Vyukov's design): any
+// thread pushes with one atomic exchange and one store, no lock and no
+// allocation; one thread pops. timer_service's submissions travel on it.
 //
-// The reversal of a long batch (thousands of nodes, a cache miss each) is
-// done a bounded number of nodes per pop: a pop that has not finished it
-// says so (pop_status::ordering), so that the consumer can turn to other
-// work (a timer_service's worker fires its due timers) and come back.
-//
-// Why not a queue whose producers exchange the head and then link the node
-// they replaced (Vyukov's): between those two steps the chain is broken, and
-// a producer preempted there holds up everything pushed after it until it
-// runs again. On a machine with more runnable threads than cores that is a
-// whole time slice (milliseconds) during which the consumer cannot take a
-// single message, and a timer_service's worker was found waiting on it for
-// a large share of its time (docs/perf/2026-11-26-timer-service.md). Here a
-// node is linked before the CAS publishes it: a preempted producer delays
-// only its own node, never the consumer.
-//
-// Order: the consumer hands nodes out in the order their pushes took effect
-// (FIFO; one thread's pushes in program order). A node may be pushed again
-// only after it was popped.
+// Producers exchange the head and then link the node they replaced to the new
+// one. Between those two steps the chain is briefly broken: the consumer then
+// sees the queue as busy (pop_status::busy) rather than empty, and tries
+// again a moment later. A node may be pushed again only after it was popped.
 #pragma once
 
 #include <atomic>
@@ -39,75 +23,65 @@ struct mpsc_node {
   std::uint8_t kind = 0;
 };
 
-// item: a node was taken. empty: nothing is left. ordering: a batch is
-// being put in order; nothing can be handed out until it is (call again).
-enum class pop_status { item, empty, ordering };
+enum class pop_status { item, empty, busy };
 
 class mpsc_queue {
  public:
-  mpsc_queue() noexcept = default;
+  mpsc_queue() noexcept : head_(&stub_), tail_(&stub_) {}
   mpsc_queue(const mpsc_queue&) = delete;
   mpsc_queue& operator=(const mpsc_queue&) = delete;
 
-  // Any thread. O(1), lock-free: one CAS on the head, retried only when
-  // another push (or the consumer's take) came between the read and the
-  // CAS. The CAS is sequentially consistent: a producer that then reads a
-  // word the consumer wrote before checking empty() (the worker's sleep
-  // target) either sees it or has its node seen.
+  // Any thread. O(1), wait-free: one exchange on the head, one store. The
+  // exchange is sequentially consistent: a producer that then reads a word
+  // the consumer wrote before checking empty() (the worker's sleep target)
+  // either sees it or has its node seen.
   void push(mpsc_node& n) noexcept {
-    mpsc_node* head = head_.load(std::memory_order_relaxed);
-    do {
-      n.next.store(head, std::memory_order_relaxed);
-    } while (!head_.compare_exchange_weak(head, &n, std::memory_order_seq_cst,
-                                          std::memory_order_relaxed));
+    n.next.store(nullptr, std::memory_order_relaxed);
+    mpsc_node* prev = head_.exchange(&n, std::memory_order_seq_cst);
+    prev->next.store(&n, std::memory_order_release);
   }
-
-  // Nodes a pop puts in order at most before it returns ordering.
-  static constexpr int order_budget = 256;
 
   // The consumer only. Takes the oldest node into `out` (pop_status::item),
-  // or says the queue is empty, or that a batch is half in order (ordering:
-  // call again). O(1) amortized, at most order_budget steps a call: each
-  // node is visited once when its batch is put in order and once when
-  // handed out. The node's link is read before it is handed out, so the
-  // caller may push it again at once.
+  // or says the queue is empty, or busy: a producer is between its two steps
+  // and the node behind it cannot be reached yet.
   pop_status pop(mpsc_node*& out) noexcept {
-    if (taken_ == nullptr) {
-      if (rest_ == nullptr) {
-        rest_ = head_.exchange(nullptr, std::memory_order_acquire);
-        if (rest_ == nullptr) return pop_status::empty;
-      }
-      // Newest first on the stack: reverse into oldest first, onto what
-      // earlier calls reversed of the same batch.
-      for (int i = 0; rest_ != nullptr; ++i) {
-        if (i == order_budget) return pop_status::ordering;
-        mpsc_node* older = rest_->next.load(std::memory_order_relaxed);
-        rest_->next.store(ordered_, std::memory_order_relaxed);
-        ordered_ = rest_;
-        rest_ = older;
-      }
-      taken_ = ordered_;
-      ordered_ = nullptr;
+    mpsc_node* tail = tail_;
+    mpsc_node* next = tail->next.load(std::memory_order_acquire);
+    if (tail == &stub_) {
+      if (next == nullptr) return empty() ? pop_status::empty : pop_status::busy;
+      tail_ = next;
+      tail = next;
+      next = next->next.load(std::memory_order_acquire);
     }
-    out = taken_;
-    taken_ = taken_->next.load(std::memory_order_relaxed);
-    return pop_status::item;
+    if (next != nullptr) {
+      tail_ = next;
+      out = tail;
+      return pop_status::item;
+    }
+    if (tail != head_.load(std::memory_order_acquire)) return pop_status::busy;
+    // `tail` is the last node: put the stub behind it so that it can leave.
+    push(stub_);
+    next = tail->next.load(std::memory_order_acquire);
+    if (next != nullptr) {
+      tail_ = next;
+      out = tail;
+      return pop_status::item;
+    }
+    return pop_status::busy;
   }
 
-  // The consumer only: whether no node is left to pop, taken or pushed.
-  // Sequentially consistent (see push).
+  // The consumer only: whether no node has been pushed since the last one
+  // popped. Sequentially consistent (see push).
   bool empty() const noexcept {
-    return taken_ == nullptr && rest_ == nullptr &&
-           head_.load(std::memory_order_seq_cst) == nullptr;
+    // tail_ is the next node to hand out unless it is the stub; the stub
+    // alone, first and last, is an empty queue.
+    return tail_ == &stub_ && head_.load(std::memory_order_seq_cst) == &stub_;
   }
 
  private:
-  alignas(64) std::atomic<mpsc_node*> head_{nullptr};  // producers' end: the newest
-  // The consumer's: the batch in order (oldest first), and the one being
-  // put in order: its part still newest first, and its part reversed.
-  alignas(64) mpsc_node* taken_ = nullptr;
-  mpsc_node* rest_ = nullptr;
-  mpsc_node* ordered_ = nullptr;
+  alignas(64) std::atomic<mpsc_node*> head_;  // producers' end
+  alignas(64) mpsc_node* tail_;               // the consumer's end
+  mpsc_node stub_;
 };
 
 }  // namespace detail

@@ -46,6 +46,8 @@ struct probe_round {
   std::uint32_t backlog = 0;      // messages pushed and not yet taken at the start
   std::uint32_t drained = 0;      // messages taken
   std::uint32_t fired = 0;        // timers fired
+  std::uint32_t stuck = 0;        // 1: it ended at a preempted producer's push
+  std::int64_t stuck_ns = 0;      // the yield that followed
   std::int32_t cpu = -1;          // the core at the round's start
   std::uint32_t nivcsw = 0;       // the thread's involuntary switches so far
   probe_start start = probe_start::loop;
@@ -79,6 +81,13 @@ class service_probe {
     cur_.nivcsw = static_cast<std::uint32_t>(u.ru_nivcsw);
   }
   void fired() noexcept { cur_.fired_ns = now_ns(); }
+  // After drained(): the round ended at a preempted producer's push, and
+  // the worker's yield took `ns`.
+  void stuck(std::int64_t ns) noexcept {
+    if (rounds_.empty()) return;
+    rounds_.back().stuck = 1;
+    rounds_.back().stuck_ns = ns;
+  }
   // Each message taken.
   void took() noexcept { ++messages_; }
   // The end of the round.
@@ -119,6 +128,7 @@ class service_probe {
   static std::int64_t now_ns() noexcept { return 0; }
   void begin(probe_start, std::int64_t, std::uint64_t) noexcept {}
   void fired() noexcept {}
+  void stuck(std::int64_t) noexcept {}
   void took() noexcept {}
   void drained(int) noexcept {}
   void fire(std::int64_t) noexcept {}
