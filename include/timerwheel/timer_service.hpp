@@ -25,10 +25,9 @@
 //
 // PERFORMANCE NOTE: after/at/every cost an entry from the pool (one CAS on
 // the calling thread's own stack), the callback's move (no allocation up to
-// four pointers of captures), one CAS on the queue (retried only when
-// another push came between its read and its CAS) and, only
+// four pointers of captures), one atomic exchange on the queue and, only
 // when the deadline is the earliest, one wake-up of the worker. cancel is one
-// CAS, plus one CAS on the queue when the timer is in the wheel. The
+// CAS, plus one exchange on the queue when the timer is in the wheel. The
 // worker takes each message, links the entry into its wheel (O(1)) and
 // unlinks the cancelled ones (O(1)). An entry is 128 bytes on 64-bit
 // targets, the whole of a pending timer; the pool grows and never shrinks
