@@ -8,7 +8,7 @@
 // sequence number), besides each workload's own checks.
 //
 // Usage:
-//   timerwheel_bench_slots [REPS (default 3)]
+//   timerwheel_bench_slots [REPS (default 3) [W1|W2]]   (W1 or W2: that workload's table alone)
 //   timerwheel_bench_slots --check
 //     the self-check alone (the short-range W1 every structure against heap4), a few seconds
 //   timerwheel_bench_slots --only STRUCTURE W1|W2 N STEPS
@@ -363,23 +363,33 @@ int main(int argc, char** argv) {
     self_check();
     return 0;
   }
-  if (argc > 2) {
-    std::fprintf(stderr, "usage: %s [REPS] | --check | --only STRUCTURE W1|W2 N STEPS\n", argv[0]);
+  const std::string only_workload = argc == 3 ? argv[2] : "";
+  if (argc > 3 || (argc == 3 && only_workload != "W1" && only_workload != "W2")) {
+    std::fprintf(stderr, "usage: %s [REPS [W1|W2]] | --check | --only STRUCTURE W1|W2 N STEPS\n",
+                 argv[0]);
     return 2;
   }
-  const int reps = argc == 2 ? std::atoi(argv[1]) : 3;
+  const int reps = argc >= 2 ? std::atoi(argv[1]) : 3;
   if (reps < 1) fail("REPS must be at least 1");
   std::printf(
       "timerwheel_bench_slots: %zu-byte nodes, %d repetitions, medians [min-max], "
       "thread CPU time; load average at start %s\n",
       tb::node_bytes, reps, loadavg().c_str());
   self_check();
-  header("ns a timer");
-  for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}})
-    for (const std::uint64_t step : {std::uint64_t{1}, range / 1024}) run_w2_case(n, step, reps);
-  header("ns a step");
-  for (const std::size_t n : {std::size_t{1'000}, std::size_t{100'000}, std::size_t{1'000'000}})
-    run_w1_case(n, reps);
+  if (only_workload != "W1") {
+    header("ns a timer");
+    for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}})
+      for (const std::uint64_t step : {std::uint64_t{1}, range / 1024}) run_w2_case(n, step, reps);
+  }
+  if (only_workload != "W2") {
+    header("ns a step");
+    for (const std::size_t n : {std::size_t{1'000}, std::size_t{100'000}, std::size_t{1'000'000}})
+      run_w1_case(n, reps);
+  }
+  if (!only_workload.empty()) {
+    std::printf("\nload average at end %s\n", loadavg().c_str());
+    return 0;
+  }
   std::printf("\n");
   for (const std::size_t n : {std::size_t{100'000}, std::size_t{1'000'000}}) w1_array_bytes(n);
   w2_array_bytes();
