@@ -35,6 +35,16 @@ void* operator new(std::size_t n) { return counted_alloc(n); }
 void* operator new[](std::size_t n) { return counted_alloc(n); }
 void* operator new(std::size_t n, std::align_val_t a) { return counted_alloc_aligned(n, a); }
 void* operator new[](std::size_t n, std::align_val_t a) { return counted_alloc_aligned(n, a); }
+// The nothrow forms too (std::stable_sort's buffer takes one): otherwise the library's versions
+// pair malloc with our free and the count misses them.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p != nullptr) g_live += static_cast<std::ptrdiff_t>(malloc_usable_size(p));
+  return p;
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
 void operator delete(void* p) noexcept { counted_free(p); }
 void operator delete[](void* p) noexcept { counted_free(p); }
 void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
