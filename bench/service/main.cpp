@@ -199,6 +199,9 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
           const bool near = d[i] < 1'000'000'000;
           r.must_fire = near ? 1 : 0;
           impl.schedule(k);
+#ifdef TIMERWHEEL_SERVICE_PROBE
+          if (near) r.submitted_ns = w7::ns_of(w7::clock::now());
+#endif
           ++count;
           if (o.pace.count() > 0) std::this_thread::sleep_for(o.pace);
           if (!near) {
@@ -283,10 +286,11 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
 #ifdef TIMERWHEEL_SERVICE_PROBE
     if constexpr (requires { impl.stop_and_probe(); }) {
       const auto& p = impl.stop_and_probe();
-      std::vector<std::pair<std::int64_t, std::int64_t>> fired;
+      std::vector<std::array<std::int64_t, 3>> fired;
       for (std::size_t k = 0; k < n; ++k)
         if (records[k].fires.load() == 1)
-          fired.emplace_back(records[k].deadline_ns, records[k].fired_ns.load());
+          fired.push_back(
+              {records[k].deadline_ns, records[k].fired_ns.load(), records[k].submitted_ns});
       w7::report_probe(Impl::name, threads, p.rounds(), p.overflow(), producers, fired, start, end,
                        res.ops_per_s, res.p99_us);
     }

@@ -5,11 +5,13 @@
 // (include/timerwheel/detail/service_probe.hpp). With W7_PROBE=DIR in the
 // environment each service run writes DIR/run-N-rounds.csv (one line per
 // round of the worker), DIR/run-N-cpus.csv (the producers' samples) and
-// DIR/run-N-fired.csv (deadline and firing of each timer that fired); a
+// DIR/run-N-fired.csv (deadline, firing and submission of each timer that
+// fired); a
 // summary line per run is printed either way.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -59,11 +61,10 @@ inline double percentile(std::vector<double> v, double p) {
 }
 
 // Prints the run's summary and, with W7_PROBE set, writes its files.
-// `rounds` are the worker's; `fired` pairs of (deadline, fired) ns.
+// `rounds` are the worker's; `fired` (deadline, fired, submitted) ns.
 template <class Rounds>
 void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint64_t overflow,
-                  producer_probe& prod,
-                  const std::vector<std::pair<std::int64_t, std::int64_t>>& fired,
+                  producer_probe& prod, const std::vector<std::array<std::int64_t, 3>>& fired,
                   std::int64_t start_ns, std::int64_t end_ns, double ops, double p99_us) {
   static int run = 0;
   ++run;
@@ -113,14 +114,14 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
     std::fprintf(
         f,
         "start,asked,begin,drained_at,fired_at,first_due,backlog,drained,fired,busy,busy_ns,cpu,"
-        "nivcsw\n");
+        "nivcsw,next_ns\n");
     for (const auto& r : rounds)
-      std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%u,%u,%u,%u,%lld,%d,%u\n",
+      std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%u,%u,%u,%u,%lld,%d,%u,%lld\n",
                    static_cast<int>(r.start), static_cast<long long>(r.asked_ns),
                    static_cast<long long>(r.begin_ns), static_cast<long long>(r.drained_ns),
                    static_cast<long long>(r.fired_ns), static_cast<long long>(r.first_due_ns),
                    r.backlog, r.drained, r.fired, r.stuck, static_cast<long long>(r.stuck_ns),
-                   r.cpu, r.nivcsw);
+                   r.cpu, r.nivcsw, static_cast<long long>(r.next_ns));
     std::fclose(f);
   }
   if (std::FILE* f = std::fopen((base + "-cpus.csv").c_str(), "w")) {
@@ -130,10 +131,11 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
     std::fclose(f);
   }
   if (std::FILE* f = std::fopen((base + "-fired.csv").c_str(), "w")) {
-    std::fprintf(f, "deadline,fired,start,end\n");
-    for (const auto& [d, t] : fired)
-      std::fprintf(f, "%lld,%lld,%lld,%lld\n", static_cast<long long>(d), static_cast<long long>(t),
-                   static_cast<long long>(start_ns), static_cast<long long>(end_ns));
+    std::fprintf(f, "deadline,fired,start,end,submitted\n");
+    for (const auto& [d, t, sub] : fired)
+      std::fprintf(f, "%lld,%lld,%lld,%lld,%lld\n", static_cast<long long>(d),
+                   static_cast<long long>(t), static_cast<long long>(start_ns),
+                   static_cast<long long>(end_ns), static_cast<long long>(sub));
     std::fclose(f);
   }
 }

@@ -48,7 +48,9 @@ def main():
             else:
                 r["take0"], r["take1"], r["fire0"] = r["begin"], r["drained_at"], r["drained_at"]
             r["end"] = max(r["fired_at"], r["drained_at"])
-        fired = [[int(x) for x in r] for r in list(csv.reader(open(base + "-fired.csv")))[1:]]
+        # deadline, fired, start, end[, submitted: when schedule() returned]
+        fired = [[int(r["deadline"]), int(r["fired"]), int(r["start"]), int(r["end"]),
+                  int(r.get("submitted") or 0)] for r in csv.DictReader(open(base + "-fired.csv"))]
         if not fired or not rounds:
             continue
         start, end = fired[0][2], fired[0][3]
@@ -57,24 +59,33 @@ def main():
         ends = [r["fired_at"] for r in rounds]
         begins = [r["begin"] for r in rounds]
         late, tail = [], []
-        for dl, f, _, _ in fired:
+        for dl, f, _, _, sub in fired:
             if dl < start or dl > end:
                 continue
             late.append(f - dl)
         p99 = pct(late, 0.99)
         seen = set()
-        for dl, f, _, _ in fired:
+        for dl, f, _, _, sub in fired:
             if dl < start or dl > end or f - dl < 0.9 * p99:
                 continue
             edge = -(-dl // tick) * tick
             if edge in seen:
                 continue
             seen.add(edge)
+            if sub > edge:
+                # Submitted after its own tick edge: the producer was off the
+                # processor between taking its deadline and submitting.
+                tail.append((f - edge, "submitted after its edge", 0, 0, 0, 0))
+                continue
             i = bisect.bisect_right(begins, edge) - 1  # the last round begun by the edge
             j = bisect.bisect_left(ends, f)  # the round that fired it
             if i < 0 or j >= len(rounds):
                 continue
             r = rounds[i]
+            scan = r.get("next_ns", 0)
+            if scan > 0 and r["end"] <= edge <= r["end"] + scan + 50_000:
+                tail.append((f - edge, "in next_deadline()", 0, rounds[j]["start"], r["backlog"], 0))
+                continue
             if edge <= r["end"]:
                 what = "taking messages" if r["take0"] <= edge <= r["take1"] else "firing"
             else:
@@ -87,7 +98,7 @@ def main():
                     f"{(nxt['begin'] - edge) / 1e3:.0f} us after the edge"
             tail.append((f - edge, what, pre, rounds[j]["start"], r["backlog"],
                          sum(x["busy_ns"] for x in rounds[i:j + 1])))
-        post = [f - (-(-dl // tick) * tick) for dl, f, _, _ in fired if start <= dl <= end]
+        post = [f - (-(-dl // tick) * tick) for dl, f, _, _, sub in fired if start <= dl <= end]
         print(f"run {run}: fired {len(late)}, lateness p50 {pct(late, .5)/1e3:.0f} us p99 {p99/1e3:.0f} us;"
               f" past the edge p50 {pct(post, .5)/1e3:.0f} p99 {pct(post, .99)/1e3:.0f} us")
         take = sum(r["take1"] - r["take0"] for r in timed)
@@ -97,6 +108,11 @@ def main():
               f" (of which waiting on half-pushed nodes {busy/span*100:.0f}%, {sum(r['busy'] for r in timed)} waits),"
               f" firing {fire/span*100:.0f}%, between rounds {100 - (take+fire)/span*100:.0f}%;"
               f" preempted {timed[-1]['nivcsw'] - timed[0]['nivcsw'] if timed else 0} times")
+        scans = sorted(r.get("next_ns", 0) for r in timed if r.get("next_ns", 0) > 0)
+        if scans:
+            print(f"   the wheel's next_deadline() before sleeping: {len(scans)} calls,"
+                  f" p50 {pct(scans, .5)/1e3:.1f} us, p99 {pct(scans, .99)/1e3:.0f} us,"
+                  f" max {scans[-1]/1e3:.0f} us")
         kinds = {}
         for t in tail:
             kinds.setdefault(t[1].split(",")[0], []).append(t)

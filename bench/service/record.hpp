@@ -21,6 +21,7 @@ struct record {
   std::atomic<std::uint32_t> fires{0};     // must end at 0 or 1
   std::atomic<std::uint8_t> cancelled{0};  // 1: a cancel returned true
   std::uint8_t must_fire = 0;              // never cancelled: it must fire
+  std::int64_t submitted_ns = 0;           // the probe's: when schedule() returned
 
   // Called by the implementation's callback, on whatever thread runs it.
   void fired() noexcept {

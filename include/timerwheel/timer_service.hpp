@@ -470,7 +470,9 @@ class basic_timer_service {
       // More to take: no need to publish a wake-up tick (while it reads 0,
       // no producer wakes the worker, which is awake).
       if (drained == drain_batch || !queue_.empty()) continue;
+      const std::int64_t scan0 = probe_type::now_ns();
       const std::optional<tick_type> next = wheel_.next_deadline();
+      if constexpr (probe_type::enabled) probe_.scanned(probe_type::now_ns() - scan0);
       if (next && *next <= clock_.elapsed_ticks(observe())) continue;
       wake_.publish(next ? *next : detail::service_wake::never);
       if (!queue_.empty()) {

@@ -48,6 +48,7 @@ struct probe_round {
   std::uint32_t fired = 0;        // timers fired
   std::uint32_t stuck = 0;        // 1: it ended at a preempted producer's push
   std::int64_t stuck_ns = 0;      // the yield that followed
+  std::int64_t next_ns = 0;       // the wheel's next_deadline() after it (0: not asked)
   std::int32_t cpu = -1;          // the core at the round's start
   std::uint32_t nivcsw = 0;       // the thread's involuntary switches so far
   probe_start start = probe_start::loop;
@@ -81,6 +82,11 @@ class service_probe {
     cur_.nivcsw = static_cast<std::uint32_t>(u.ru_nivcsw);
   }
   void fired() noexcept { cur_.fired_ns = now_ns(); }
+  // After drained(): the worker asked the wheel for its next deadline, which
+  // took `ns` (a scan of the earliest slots).
+  void scanned(std::int64_t ns) noexcept {
+    if (!rounds_.empty()) rounds_.back().next_ns = ns;
+  }
   // After drained(): the round ended at a preempted producer's push, and
   // the worker's yield took `ns`.
   void stuck(std::int64_t ns) noexcept {
@@ -129,6 +135,7 @@ class service_probe {
   void begin(probe_start, std::int64_t, std::uint64_t) noexcept {}
   void fired() noexcept {}
   void stuck(std::int64_t) noexcept {}
+  void scanned(std::int64_t) noexcept {}
   void took() noexcept {}
   void drained(int) noexcept {}
   void fire(std::int64_t) noexcept {}
