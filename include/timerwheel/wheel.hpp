@@ -764,11 +764,46 @@ class wheel {
       const next_step e = next_event();
       if (e.what == next_step::kind::fire) return e;
       now_ = lower_bound_ = e.start;
-      if (e.what == next_step::kind::slot_start)
+      if (e.what == next_step::kind::slot_start) {
+        if (lone_at_level1(e)) return drop_lone(e.slot);
         start_slots(e.start);
-      else
+      } else {
         cascade(far_);
+      }
     }
+  }
+
+  // Whether the slot start `e`, just reached, is one that start_slots()
+  // would reduce to the cascade of a lone timer into an empty level 0: the
+  // start of a level-1 slot holding one timer, with level 0 empty, no level
+  // above starting here (every other slot start and spare block is then at
+  // the next start of level 2 or later, after the whole slot), no spare
+  // bank of level 0 to swap in and no diversion of level 1 to end. The
+  // common case of a hold whose events lie a few level-1 slots apart.
+  bool lone_at_level1(const next_step& e) const noexcept {
+    if constexpr (layout::count > 2) {
+      if ((active_levels_ & 3) != 2 || ((spare_levels_ | diverted_.levels() >> 1) & 1) != 0)
+        return false;
+      if ((e.start & tick_math::low_bits(layout::shift[2])) == 0) return false;
+      const link& sentinel = slots_[slot_index(1, e.slot)];
+      return sentinel.next == sentinel.prev;
+    } else {
+      return false;
+    }
+  }
+
+  // start_slots() for the start found by lone_at_level1(): moves the lone
+  // timer of level-1 slot `slot` straight to its level-0 slot, and returns
+  // the firing there.
+  next_step drop_lone(unsigned slot) noexcept {
+    const std::size_t from = slot_index(1, slot);
+    link& node = *slots_[from].next;
+    detail::list_init(slots_[from]);
+    mark_empty(from);
+    const std::size_t to = slot_of(deadline_of(node), 0);
+    detail::list_push_front(slots_[base(0) + to], node);
+    mark_occupied(active_levels_, 0, base(0) + to);
+    return {now_, static_cast<unsigned>(to), next_step::kind::fire};
   }
 
   // The next event of a non-empty wheel: the first occupied slot of the
@@ -891,6 +926,11 @@ class wheel {
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
       if (diverted_.slot(level) == nullptr) {
+        // An empty slot is not diverted (as the slots of an empty level are
+        // not): it has nothing to move, and its start would otherwise be an
+        // event to stop at; the first advance that finds it holding timers
+        // diverts it.
+        if (detail::list_empty(slots_[source])) continue;
         diverted_.begin(level, slots_[source]);
         if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
       }
