@@ -120,8 +120,8 @@ void report_probe(const char* impl, int threads, const Rounds& rounds, std::uint
                    static_cast<int>(r.start), static_cast<long long>(r.asked_ns),
                    static_cast<long long>(r.begin_ns), static_cast<long long>(r.drained_ns),
                    static_cast<long long>(r.fired_ns), static_cast<long long>(r.first_due_ns),
-                   r.backlog, r.drained, r.fired, r.stuck, static_cast<long long>(r.stuck_ns),
-                   r.cpu, r.nivcsw, static_cast<long long>(r.next_ns));
+                   r.backlog, r.drained, r.fired, r.busy, static_cast<long long>(r.busy_ns), r.cpu,
+                   r.nivcsw, static_cast<long long>(r.next_ns));
     std::fclose(f);
   }
   if (std::FILE* f = std::fopen((base + "-cpus.csv").c_str(), "w")) {

@@ -53,7 +53,6 @@
 
 #include "clock.hpp"
 #include "detail/abi.hpp"
-#include "detail/cpu_relax.hpp"
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"
 #include "detail/service_pool.hpp"
@@ -425,16 +424,9 @@ class basic_timer_service {
 
   // --- the worker ---
 
-  // Messages taken per round, after its due timers fired: under a flood of
+  // Submissions taken per round before due timers fire: under a flood of
   // submissions the worker still fires on time.
   static constexpr int drain_batch = 256;
-  // Pops that find a producer half-way through its push, spun on (each
-  // with a pause instruction: a few microseconds in all) before the worker
-  // takes it that the producer was preempted. Spinning rather than yielding
-  // at once: a yield hands the core to another thread for a time slice
-  // (milliseconds), for a wait that lasts a cache miss whenever the
-  // producer runs on another core (docs/perf/2026-11-26-timer-service.md).
-  static constexpr int busy_spins = 256;
 
   // The backlog past which a producer that finds the pool dry waits for the
   // worker (entries beyond twice the timers in the wheel), and how long.
@@ -450,22 +442,12 @@ class basic_timer_service {
     for (;;) {
       if constexpr (probe_type::enabled) probe_.begin(how, asked, backlog());
       how = detail::probe_start::loop;
-      // What is due fires first: no due timer waits behind a backlog of
-      // messages. A message that makes a timer due (a deadline already
-      // past) has it fire at the next round's start, at once.
-      run_due();
-      if constexpr (probe_type::enabled) probe_.fired();
       const int drained = drain(drain_batch);
       if constexpr (probe_type::enabled) probe_.drained(drained);
       if (drained < 0) break;
+      run_due();
+      if constexpr (probe_type::enabled) probe_.fired();
       returns_.flush_all();
-      if (stuck_) {
-        stuck_ = false;
-        const std::int64_t t0 = probe_type::now_ns();
-        std::this_thread::yield();
-        if constexpr (probe_type::enabled) probe_.stuck(probe_type::now_ns() - t0);
-        continue;
-      }
       live_.store(armed_, std::memory_order_relaxed);
       // More to take: no need to publish a wake-up tick (while it reads 0,
       // no producer wakes the worker, which is awake).
@@ -473,7 +455,7 @@ class basic_timer_service {
       const std::int64_t scan0 = probe_type::now_ns();
       const std::optional<tick_type> next = wheel_.next_deadline();
       if constexpr (probe_type::enabled) probe_.scanned(probe_type::now_ns() - scan0);
-      if (next && *next <= clock_.elapsed_ticks(observe())) continue;
+      if (next && *next <= clock_.elapsed_ticks(Clock::now())) continue;
       wake_.publish(next ? *next : detail::service_wake::never);
       if (!queue_.empty()) {
         wake_.stay_awake();
@@ -491,29 +473,21 @@ class basic_timer_service {
   // Takes up to `limit` messages; returns how many, or -1 at the stop node.
   int drain(int limit) {
     int n = 0;
-    int spins = 0;
     while (n < limit) {
       detail::mpsc_node* node = nullptr;
       switch (queue_.pop(node)) {
         case detail::pop_status::empty:
           return n;
-        case detail::pop_status::busy:
-          // A producer is between the two steps of its push. Running on
-          // another core, it links its node within a cache miss: spin.
-          if (++spins < busy_spins) {
-            detail::cpu_relax();
-            continue;
-          }
-          // Still broken: the producer was preempted there, and nothing
-          // behind it can be taken until it runs again. End the round: the
-          // next fires what is due first, after one yield (which lets the
-          // producer run, if it waits for this core).
-          stuck_ = true;
-          return n;
+        case detail::pop_status::busy: {
+          // A producer is between the two steps of its push.
+          const std::int64_t t0 = probe_type::now_ns();
+          std::this_thread::yield();
+          if constexpr (probe_type::enabled) probe_.busy(probe_type::now_ns() - t0);
+          continue;
+        }
         case detail::pop_status::item:
           break;
       }
-      spins = 0;
       ++n;
       if constexpr (probe_type::enabled) probe_.took();
       if (node->kind == stop_kind) return -1;
@@ -681,13 +655,7 @@ class basic_timer_service {
   void drain_after_stop() noexcept {
     for (;;) {
       detail::mpsc_node* node = nullptr;
-      const detail::pop_status got = queue_.pop(node);
-      if (got == detail::pop_status::busy) {
-        // A producer preempted half-way through a push after the stop node.
-        std::this_thread::yield();
-        continue;
-      }
-      if (got == detail::pop_status::empty) break;
+      if (queue_.pop(node) != detail::pop_status::item) break;
       if (node->kind == stop_kind) continue;
       release(static_cast<entry&>(*node));
     }
@@ -720,7 +688,6 @@ class basic_timer_service {
   time_point run_now_{};                    // during run_due: its reading
   time_point run_edge_{};                   // during run_due: the tick edge it runs to
   std::size_t armed_ = 0;                   // entries linked in the wheel
-  bool stuck_ = false;                      // the last drain stopped at a preempted producer's push
   [[no_unique_address]] probe_type probe_;  // empty unless TIMERWHEEL_SERVICE_PROBE
   wheel_type wheel_;
   std::thread worker_;  // last: started once everything else is built

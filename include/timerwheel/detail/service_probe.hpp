@@ -35,19 +35,19 @@ enum class probe_start : std::uint8_t {
   kicked  // woken by a producer (an earlier deadline, back-pressure, shutdown)
 };
 
-// One round of the worker: wake (or loop), fire what is due, take messages.
+// One round of the worker: wake (or loop), take messages, fire what is due.
 // Times are nanoseconds since the epoch of the service's clock.
 struct probe_round {
   std::int64_t asked_ns = 0;      // the wake-up time asked for (timed, kicked)
   std::int64_t begin_ns = 0;      // the round's start: awake again, or looping
-  std::int64_t fired_ns = 0;      // due timers fired (they fired from begin_ns on)
-  std::int64_t drained_ns = 0;    // messages taken (from fired_ns on)
+  std::int64_t drained_ns = 0;    // messages taken (from begin_ns on)
+  std::int64_t fired_ns = 0;      // due timers fired (from drained_ns on)
   std::int64_t first_due_ns = 0;  // the earliest deadline fired this round (0: none)
   std::uint32_t backlog = 0;      // messages pushed and not yet taken at the start
   std::uint32_t drained = 0;      // messages taken
   std::uint32_t fired = 0;        // timers fired
-  std::uint32_t stuck = 0;        // 1: it ended at a preempted producer's push
-  std::int64_t stuck_ns = 0;      // the yield that followed
+  std::uint32_t busy = 0;         // pops that found a push half done (each yielded)
+  std::int64_t busy_ns = 0;       // the time those yields took
   std::int64_t next_ns = 0;       // the wheel's next_deadline() after it (0: not asked)
   std::int32_t cpu = -1;          // the core at the round's start
   std::uint32_t nivcsw = 0;       // the thread's involuntary switches so far
@@ -81,29 +81,29 @@ class service_probe {
     ::getrusage(RUSAGE_THREAD, &u);
     cur_.nivcsw = static_cast<std::uint32_t>(u.ru_nivcsw);
   }
-  void fired() noexcept { cur_.fired_ns = now_ns(); }
-  // After drained(): the worker asked the wheel for its next deadline, which
-  // took `ns` (a scan of the earliest slots).
-  void scanned(std::int64_t ns) noexcept {
-    if (!rounds_.empty()) rounds_.back().next_ns = ns;
-  }
-  // After drained(): the round ended at a preempted producer's push, and
-  // the worker's yield took `ns`.
-  void stuck(std::int64_t ns) noexcept {
-    if (rounds_.empty()) return;
-    rounds_.back().stuck = 1;
-    rounds_.back().stuck_ns = ns;
+  // A pop found a push half done; the yield that followed took `ns`.
+  void busy(std::int64_t ns) noexcept {
+    ++cur_.busy;
+    cur_.busy_ns += ns;
   }
   // Each message taken.
   void took() noexcept { ++messages_; }
-  // The end of the round.
   void drained(int n) noexcept {
     cur_.drained = static_cast<std::uint32_t>(n < 0 ? 0 : n);
     cur_.drained_ns = now_ns();
+  }
+  // The end of the round: due timers fired.
+  void fired() noexcept {
+    cur_.fired_ns = now_ns();
     if (rounds_.size() < capacity)
       rounds_.push_back(cur_);
     else
       ++overflow_;
+  }
+  // After fired(): the worker asked the wheel for its next deadline, which
+  // took `ns` (a scan of the earliest slots).
+  void scanned(std::int64_t ns) noexcept {
+    if (!rounds_.empty()) rounds_.back().next_ns = ns;
   }
   void fire(std::int64_t due_ns) noexcept {
     if (cur_.fired == 0 || due_ns < cur_.first_due_ns) cur_.first_due_ns = due_ns;
@@ -134,7 +134,7 @@ class service_probe {
   static std::int64_t now_ns() noexcept { return 0; }
   void begin(probe_start, std::int64_t, std::uint64_t) noexcept {}
   void fired() noexcept {}
-  void stuck(std::int64_t) noexcept {}
+  void busy(std::int64_t) noexcept {}
   void scanned(std::int64_t) noexcept {}
   void took() noexcept {}
   void drained(int) noexcept {}
