@@ -10,7 +10,8 @@ of the timers that fired, and past their tick edge; the worker's time
 asleep or preempted); and for the late tail (>= 0.9 of the run's p99), what
 the worker was doing at the tick edge and how long until it fired: in a
 round's message taking (a long one: the service's doing) or between rounds
-(asleep past its time, or preempted: the machine's).
+(asleep past its time, or preempted: the machine's); and where the
+producers ran: the share of them on the worker's core.
 
 Rounds fire first and then take messages (older probes: take, then fire;
 told apart by the columns' times).
@@ -113,6 +114,28 @@ def main():
             print(f"   the wheel's next_deadline() before sleeping: {len(scans)} calls,"
                   f" p50 {pct(scans, .5)/1e3:.1f} us, p99 {pct(scans, .99)/1e3:.0f} us,"
                   f" max {scans[-1]/1e3:.0f} us")
+        # Producers beside the worker: at each round, the share of the
+        # producers whose latest core sample was the worker's core.
+        per = {}
+        cpus = base + "-cpus.csv"
+        if os.path.exists(cpus):
+            for c in sorted(csv.DictReader(open(cpus)), key=lambda c: int(c["ns"])):
+                ts, cs = per.setdefault(int(c["thread"]), ([], []))
+                ts.append(int(c["ns"]))
+                cs.append(int(c["cpu"]))
+        shares = []
+        for r in timed:
+            k = n = 0
+            for ts, cs in per.values():
+                x = bisect.bisect_right(ts, r["begin"]) - 1
+                if x >= 0:
+                    n += 1
+                    k += cs[x] == r["cpu"]
+            if n:
+                shares.append(k / n)
+        if shares:
+            print(f"   producers on the worker's core: {sum(shares) / len(shares):.2f} of them"
+                  f" (mean over its rounds)")
         kinds = {}
         for t in tail:
             kinds.setdefault(t[1].split(",")[0], []).append(t)
