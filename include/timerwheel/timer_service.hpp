@@ -53,6 +53,7 @@
 
 #include "clock.hpp"
 #include "detail/abi.hpp"
+#include "detail/misuse.hpp"
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"
 #include "detail/service_pool.hpp"
@@ -60,6 +61,7 @@
 #include "detail/service_returns.hpp"
 #include "detail/service_state.hpp"
 #include "detail/service_wake.hpp"
+#include "detail/thread_slice.hpp"
 #include "detail/unique_function.hpp"
 #include "timer_hook.hpp"
 #include "timers.hpp"  // missed_ticks, detail::next_fixed_rate_due
@@ -100,6 +102,13 @@ struct timer_service_options {
   typename Clock::duration tick = tick_clock<Clock>::default_tick();
   // What the destructor does with pending timers, if shutdown() was not called.
   shutdown_policy on_destroy = shutdown_policy::drop;
+  // The time slice the worker asks of the scheduler (on Linux 6.12 and
+  // later: detail/thread_slice.hpp). Shorter than the default (0.7 to 3 ms),
+  // the worker, waking at a tick edge while busy threads hold every core,
+  // preempts one at once instead of waiting out its slice; the worker's
+  // share of the processor is unchanged. Zero leaves the worker's thread as
+  // started; otherwise from 100 us to 100 ms.
+  std::chrono::nanoseconds worker_slice = std::chrono::microseconds(100);
 };
 
 template <class Clock>
@@ -121,7 +130,8 @@ class basic_timer_service {
   using error_handler = std::function<void(std::exception_ptr)>;
 
   // Starts the worker thread. Throws std::system_error when no thread can
-  // be started, std::invalid_argument for a tick that is not positive.
+  // be started, std::invalid_argument for a tick that is not positive or a
+  // worker_slice neither zero nor in [100 us, 100 ms].
   explicit basic_timer_service(options opts = {}) : basic_timer_service(opts, next_serial(1)) {}
 
   basic_timer_service(const basic_timer_service&) = delete;
@@ -294,10 +304,19 @@ class basic_timer_service {
       : serial_(serial),
         clock_(opts.tick),
         on_destroy_(opts.on_destroy),
+        worker_slice_(checked_slice(opts.worker_slice)),
         last_(Clock::now()),
         wheel_(clock_.elapsed_ticks(last_)) {
     stop_node_.kind = stop_kind;
     worker_ = std::thread([this] { run(); });
+  }
+
+  static std::chrono::nanoseconds checked_slice(std::chrono::nanoseconds slice) {
+    if (slice != slice.zero() &&
+        (slice < detail::min_thread_slice || slice > detail::max_thread_slice))
+      throw std::invalid_argument(
+          "timerwheel: timer_service: worker_slice is neither zero nor in [100 us, 100 ms]");
+    return slice;
   }
 
   static std::uint64_t next_serial(std::uint64_t count) noexcept {
@@ -437,6 +456,8 @@ class basic_timer_service {
 
   void run() {
     current_service() = this;
+    // A hint: where the system has no such request, the worker runs as it is.
+    if (worker_slice_ != worker_slice_.zero()) (void)detail::request_thread_slice(worker_slice_);
     detail::probe_start how = detail::probe_start::loop;
     std::int64_t asked = 0;
     for (;;) {
@@ -453,7 +474,7 @@ class basic_timer_service {
       // no producer wakes the worker, which is awake).
       if (drained == drain_batch || !queue_.empty()) continue;
       const std::int64_t scan0 = probe_type::now_ns();
-      const std::optional<tick_type> next = wheel_.next_deadline();
+      const std::optional<tick_type> next = earliest();
       if constexpr (probe_type::enabled) probe_.scanned(probe_type::now_ns() - scan0);
       if (next && *next <= clock_.elapsed_ticks(Clock::now())) continue;
       wake_.publish(next ? *next : detail::service_wake::never);
@@ -520,13 +541,36 @@ class basic_timer_service {
   void place(entry& e, tick_type deadline) noexcept {
     wheel_.schedule(e, deadline);
     ++armed_;
+    // The hook holds the deadline the wheel took (one behind now is now).
+    if (earliest_known_ && (!earliest_ || e.deadline() < *earliest_)) earliest_ = e.deadline();
   }
 
   // A cancel that won while the timer was in the wheel (or being fired: then
   // the wheel has unlinked it already).
   void unlink_cancelled(entry& e) noexcept {
-    if (wheel_.cancel(e)) --armed_;
+    if (wheel_.cancel(e)) {
+      --armed_;
+      // Another timer may share the earliest deadline: ask the wheel again.
+      if (earliest_ && e.deadline() == *earliest_) earliest_known_ = false;
+    }
     release(e);
+  }
+
+  // The wheel's earliest deadline. The wheel's next_deadline() may scan a
+  // coarse slot of many timers (milliseconds at a hundred thousand timers),
+  // so the worker keeps the answer across its rounds and asks again only
+  // after a change that can move it later: a firing at or before it, or the
+  // cancel of a timer at it. A schedule can only lower it (place()).
+  std::optional<tick_type> earliest() noexcept {
+    if (!earliest_known_) {
+      earliest_ = wheel_.next_deadline();
+      earliest_known_ = true;
+    }
+#if TIMERWHEEL_CHECKED
+    if (earliest_ != wheel_.next_deadline())
+      detail::misuse("timer_service: the worker's earliest deadline differs from the wheel's");
+#endif
+    return earliest_;
   }
 
   // Reads the clock; a reading behind an earlier one counts as that one.
@@ -544,6 +588,7 @@ class basic_timer_service {
     run_now_ = now;
     run_edge_ = clock_.time_of(to);
     wheel_.advance(to, [this](hook_type& h) { fire_entry(static_cast<entry&>(h)); });
+    if (earliest_ && *earliest_ <= to) earliest_known_ = false;
   }
 
   // The wheel says the timer is due (and has unlinked it).
@@ -665,6 +710,7 @@ class basic_timer_service {
   const std::uint64_t serial_;
   const tick_clock<Clock> clock_;
   const shutdown_policy on_destroy_;
+  const std::chrono::nanoseconds worker_slice_;
   detail::service_pool<entry> pool_;
   detail::service_returns<entry> returns_{pool_};  // the worker's
   detail::mpsc_queue queue_;
@@ -688,6 +734,8 @@ class basic_timer_service {
   time_point run_now_{};                    // during run_due: its reading
   time_point run_edge_{};                   // during run_due: the tick edge it runs to
   std::size_t armed_ = 0;                   // entries linked in the wheel
+  std::optional<tick_type> earliest_;       // the wheel's earliest deadline, when known
+  bool earliest_known_ = true;              // see earliest()
   [[no_unique_address]] probe_type probe_;  // empty unless TIMERWHEEL_SERVICE_PROBE
   wheel_type wheel_;
   std::thread worker_;  // last: started once everything else is built
