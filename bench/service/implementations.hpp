@@ -7,7 +7,6 @@
 // thread only.
 //
 //   service       timerwheel::timer_service: the lock-free queue, one worker
-//   service_long_slice  the same, its worker's time slice left as started
 //   sharded       timerwheel::sharded_timer_service, one shard per core
 //   mutex_wheel   a mutex around timers<steady_clock> and a worker thread: the
 //                 design the service's queue was measured against
@@ -50,15 +49,11 @@ inline clock::time_point time_of(std::int64_t ns) {
       std::chrono::duration_cast<clock::duration>(std::chrono::nanoseconds(ns)));
 }
 
-// ShortSlice: the worker asks for its default short time slice (the
-// service's worker_slice option); without it, the worker's thread is left as
-// started (service_long_slice: what the option buys).
-template <bool ShortSlice>
-class basic_service_impl {
+class service_impl {
  public:
-  static constexpr const char* name = ShortSlice ? "service" : "service_long_slice";
-  basic_service_impl(int, record* r, std::size_t n, std::chrono::microseconds tick)
-      : r_(r), ids_(n), s_(options(tick)) {}
+  static constexpr const char* name = "service";
+  service_impl(int, record* r, std::size_t n, std::chrono::microseconds tick)
+      : r_(r), ids_(n), s_({.tick = tick}) {}
   void schedule(std::size_t k) {
     record* r = &r_[k];
     ids_[k] = s_.at(time_of(r->deadline_ns), [r] { r->fired(); });
@@ -75,18 +70,10 @@ class basic_service_impl {
 #endif
 
  private:
-  static timerwheel::timer_service::options options(std::chrono::microseconds tick) {
-    timerwheel::timer_service::options o{.tick = tick};
-    if (!ShortSlice) o.worker_slice = {};
-    return o;
-  }
-
   record* r_;
   std::vector<timerwheel::service_timer_id> ids_;
   timerwheel::timer_service s_;
 };
-using service_impl = basic_service_impl<true>;
-using service_long_slice_impl = basic_service_impl<false>;
 
 class sharded_impl {
  public:

@@ -276,8 +276,7 @@ result run_one(int threads, const options& o, std::size_t pending, std::uint64_t
       fail(who + ": " + std::to_string(after_cancel) + " fired after cancel returned true");
     if (missing) fail(who + ": " + std::to_string(missing) + " timers not cancelled never fired");
     const std::string_view name = Impl::name;
-    const bool ours = name == "service" || name == "service_long_slice" || name == "sharded" ||
-                      name == "mutex_wheel";
+    const bool ours = name == "service" || name == "sharded" || name == "mutex_wheel";
     if (ours && res.early) fail(who + ": " + std::to_string(res.early) + " early firings");
     std::sort(lateness.begin(), lateness.end());
     if (!lateness.empty()) {
@@ -389,10 +388,6 @@ int main(int argc, char** argv) {
   std::vector<impl_entry> impls = {
       {"service",
        [&](int t, std::uint64_t s) { return run_one<w7::service_impl>(t, o, o.pending, s); }},
-      {"service_long_slice",
-       [&](int t, std::uint64_t s) {
-         return run_one<w7::service_long_slice_impl>(t, o, o.pending, s);
-       }},
       {"sharded",
        [&](int t, std::uint64_t s) { return run_one<w7::sharded_impl>(t, o, o.pending, s); }},
       {"mutex_wheel",
@@ -432,7 +427,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("\n%-18s %3s %14s %20s %10s %10s %6s %8s %9s %10s\n", "impl", "T", "Mops/s",
+  std::printf("\n%-12s %3s %14s %20s %10s %10s %6s %8s %9s %10s\n", "impl", "T", "Mops/s",
               "(min-max)", "p50 us", "p99 us", "early", "pending", "x asio", "cpu ns/op");
   for (const int t : o.threads) {
     double asio_ops = 0;
@@ -458,7 +453,7 @@ int main(int argc, char** argv) {
                     *std::max_element(ops.begin(), ops.end()));
       char ratio[32] = "-";
       if (asio_ops > 0) std::snprintf(ratio, sizeof ratio, "%.2f", m * 1e6 / asio_ops);
-      std::printf("%-18s %3d %14.3f %20s %10.1f %10.1f %6llu %8zu %9s %10.0f\n", e.name.c_str(), t,
+      std::printf("%-12s %3d %14.3f %20s %10.1f %10.1f %6llu %8zu %9s %10.0f\n", e.name.c_str(), t,
                   m, range, median(p50), median(p99), static_cast<unsigned long long>(early),
                   rs.front().pending, ratio, median(cpu));
     }

@@ -61,7 +61,6 @@
 #include "detail/service_returns.hpp"
 #include "detail/service_state.hpp"
 #include "detail/service_wake.hpp"
-#include "detail/thread_slice.hpp"
 #include "detail/unique_function.hpp"
 #include "timer_hook.hpp"
 #include "timers.hpp"  // missed_ticks, detail::next_fixed_rate_due
@@ -102,13 +101,6 @@ struct timer_service_options {
   typename Clock::duration tick = tick_clock<Clock>::default_tick();
   // What the destructor does with pending timers, if shutdown() was not called.
   shutdown_policy on_destroy = shutdown_policy::drop;
-  // The time slice the worker asks of the scheduler (on Linux 6.12 and
-  // later: detail/thread_slice.hpp). Shorter than the default (0.7 to 3 ms),
-  // the worker, waking at a tick edge while busy threads hold every core,
-  // preempts one at once instead of waiting out its slice; the worker's
-  // share of the processor is unchanged. Zero leaves the worker's thread as
-  // started; otherwise from 100 us to 100 ms.
-  std::chrono::nanoseconds worker_slice = std::chrono::microseconds(100);
 };
 
 template <class Clock>
@@ -130,8 +122,7 @@ class basic_timer_service {
   using error_handler = std::function<void(std::exception_ptr)>;
 
   // Starts the worker thread. Throws std::system_error when no thread can
-  // be started, std::invalid_argument for a tick that is not positive or a
-  // worker_slice neither zero nor in [100 us, 100 ms].
+  // be started, std::invalid_argument for a tick that is not positive.
   explicit basic_timer_service(options opts = {}) : basic_timer_service(opts, next_serial(1)) {}
 
   basic_timer_service(const basic_timer_service&) = delete;
@@ -304,19 +295,10 @@ class basic_timer_service {
       : serial_(serial),
         clock_(opts.tick),
         on_destroy_(opts.on_destroy),
-        worker_slice_(checked_slice(opts.worker_slice)),
         last_(Clock::now()),
         wheel_(clock_.elapsed_ticks(last_)) {
     stop_node_.kind = stop_kind;
     worker_ = std::thread([this] { run(); });
-  }
-
-  static std::chrono::nanoseconds checked_slice(std::chrono::nanoseconds slice) {
-    if (slice != slice.zero() &&
-        (slice < detail::min_thread_slice || slice > detail::max_thread_slice))
-      throw std::invalid_argument(
-          "timerwheel: timer_service: worker_slice is neither zero nor in [100 us, 100 ms]");
-    return slice;
   }
 
   static std::uint64_t next_serial(std::uint64_t count) noexcept {
@@ -456,8 +438,6 @@ class basic_timer_service {
 
   void run() {
     current_service() = this;
-    // A hint: where the system has no such request, the worker runs as it is.
-    if (worker_slice_ != worker_slice_.zero()) (void)detail::request_thread_slice(worker_slice_);
     detail::probe_start how = detail::probe_start::loop;
     std::int64_t asked = 0;
     for (;;) {
@@ -500,7 +480,10 @@ class basic_timer_service {
         case detail::pop_status::empty:
           return n;
         case detail::pop_status::busy: {
-          // A producer is between the two steps of its push.
+          // A producer is between the two steps of its push, and may have
+          // been preempted there for a time slice: what is due meanwhile
+          // fires first (the round goes on to run_due()).
+          if (due_now()) return n;
           const std::int64_t t0 = probe_type::now_ns();
           std::this_thread::yield();
           if constexpr (probe_type::enabled) probe_.busy(probe_type::now_ns() - t0);
@@ -571,6 +554,12 @@ class basic_timer_service {
       detail::misuse("timer_service: the worker's earliest deadline differs from the wheel's");
 #endif
     return earliest_;
+  }
+
+  // Whether a timer in the wheel is due at the clock's tick.
+  bool due_now() noexcept {
+    const std::optional<tick_type> next = earliest();
+    return next && *next <= clock_.elapsed_ticks(Clock::now());
   }
 
   // Reads the clock; a reading behind an earlier one counts as that one.
@@ -710,7 +699,6 @@ class basic_timer_service {
   const std::uint64_t serial_;
   const tick_clock<Clock> clock_;
   const shutdown_policy on_destroy_;
-  const std::chrono::nanoseconds worker_slice_;
   detail::service_pool<entry> pool_;
   detail::service_returns<entry> returns_{pool_};  // the worker's
   detail::mpsc_queue queue_;

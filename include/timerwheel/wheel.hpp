@@ -652,26 +652,43 @@ class wheel {
 
   // The earliest deadline in the levels, their spare banks and the far list.
   std::optional<tick_type> earliest_held() const noexcept {
-    std::optional<tick_type> best;
+    // The candidates: the earliest occupied slot of the lowest active level
+    // and the first occupied slot of each spare bank. Each is at or after
+    // its slot's start, so a slot starting at or after the best deadline
+    // found is never scanned: a coarse slot may hold thousands of timers,
+    // and timers moved into the banks below by the spreading come first.
+    const link* active = nullptr;
+    tick_type active_start = now_;  // for a top-level slot past a wrap, now
     if (active_levels_ != 0) {
       const unsigned k = static_cast<unsigned>(std::countr_zero(active_levels_));
       const unsigned s = first_occupied(base(k), slot_number(now_, k));
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
-      best = earliest_in(held_in(slot_index(k, s)));
+      active = &held_in(slot_index(k, s));
+      if (const tick_type start = slot_start(k, s); !behind(start)) active_start = start;
     }
-    // The spare banks, in the order of their blocks; a bank's first
-    // occupied slot holds its earliest timer.
+    std::optional<tick_type> best;
+    const auto consider = [&](tick_type start, const link* slot) {
+      if (best && distance(start) >= distance(*best)) return;
+      const tick_type first = slot == nullptr ? start : earliest_in(*slot);
+      if (!best || distance(first) < distance(*best)) best = first;
+    };
+    // The spare banks, in the order of their blocks, the active slot in its
+    // place among them.
     for (std::uint64_t spares = spare_levels_; spares != 0; spares &= spares - 1) {
       const unsigned j = static_cast<unsigned>(std::countr_zero(spares));
       const tick_type block = next_start(j + 1);
       if (best && distance(block) > distance(*best)) break;
       const std::size_t base = spare_base(j);
       const unsigned s = first_occupied(base, 0);
-      const tick_type first =
-          j == 0 ? static_cast<tick_type>(block | s) : earliest_in(held_in(base + s));
-      if (!best || distance(first) < distance(*best)) best = first;
+      const tick_type start = static_cast<tick_type>(block | (tick_type{s} << layout::shift[j]));
+      if (active != nullptr && distance(active_start) < distance(start)) {
+        consider(active_start, active);
+        active = nullptr;
+      }
+      consider(start, j == 0 ? nullptr : &held_in(base + s));
     }
+    if (active != nullptr) consider(active_start, active);
     if (best) return best;
     if constexpr (layout::has_far)
       if (!detail::list_empty(far_)) return earliest_in(far_);

@@ -364,38 +364,6 @@ TEST(TimerService, BadArgumentsAreRefused) {
   EXPECT_THROW(s.every(0ms, [] {}), std::invalid_argument);
   EXPECT_THROW(s.every(-1ms, [] {}), std::invalid_argument);
   EXPECT_THROW(tw::timer_service({.tick = 0ms}), std::invalid_argument);
-  EXPECT_THROW(tw::timer_service({.worker_slice = 99us}), std::invalid_argument);
-  EXPECT_THROW(tw::timer_service({.worker_slice = -1us}), std::invalid_argument);
-  EXPECT_THROW(tw::timer_service({.worker_slice = 101ms}), std::invalid_argument);
-  EXPECT_THROW(tw::sharded_timer_service(2, {.worker_slice = 50us}), std::invalid_argument);
-}
-
-// The slice the worker's thread has, read from a callback (so on the worker).
-std::chrono::nanoseconds worker_slice_of(tw::timer_service& s) {
-  std::atomic<std::int64_t> slice{-1};
-  s.after(0ms, [&] { slice = tw::detail::thread_slice().count(); });
-  EXPECT_TRUE(eventually([&] { return slice.load() >= 0; }));
-  return std::chrono::nanoseconds(slice.load());
-}
-
-TEST(TimerService, WorkerAsksForItsSlice) {
-  // Where the kernel keeps no slice per thread (before Linux 6.12, or not
-  // Linux), a request is taken and ignored: nothing to see.
-  std::chrono::nanoseconds probe{};
-  std::thread([&] {
-    if (tw::detail::request_thread_slice(250us)) probe = tw::detail::thread_slice();
-  }).join();
-  if (probe != 250us) GTEST_SKIP() << "this system keeps no time slice per thread";
-
-  tw::timer_service by_default;
-  EXPECT_EQ(worker_slice_of(by_default), tw::timer_service::options{}.worker_slice);
-  tw::timer_service longer({.worker_slice = 2ms});
-  EXPECT_EQ(worker_slice_of(longer), 2ms);
-  // Zero: the worker keeps the slice its thread was started with, its
-  // creator's.
-  const std::chrono::nanoseconds inherited = tw::detail::thread_slice();
-  tw::timer_service untouched({.worker_slice = 0ns});
-  EXPECT_EQ(worker_slice_of(untouched), inherited);
 }
 
 }  // namespace
