@@ -1084,6 +1084,30 @@ TEST(Wheel, ScheduleInRangeOfAPendingHookMovesItAndCountsAsNew) {
   EXPECT_EQ(r.fired_indices(), (idx{1, 0}));
 }
 
+// A timer moved into a spare bank by the spreading comes before a coarse
+// slot of many far timers, the lowest active level's earliest: next_deadline
+// finds it there (without scanning the coarse slot: the worker of
+// timer_service asks before every sleep), then the coarse slots' earliest.
+TEST(Wheel, NextDeadlineLooksInTheSpareBanksBeforeACoarseSlot) {
+  rig r(1003, 0);
+  for (std::size_t i = 3; i < 1003; ++i) r.w.schedule(r[i], 300000 + 7 * i);  // level 3
+  r.w.schedule(r[1], 70);    // level 1's next slot: moved to level 0's spare bank below
+  r.w.schedule(r[2], 4200);  // level 2
+  for (std::uint64_t t = 1; t <= 50; ++t) {
+    r.w.schedule(r[0], t);  // due at once: every advance does work, and moves the newest down
+    r.w.advance(t, [](tw::timer_hook&) {});
+  }
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(70));
+  ASSERT_TRUE(r.w.cancel(r[1]));
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4200));
+  ASSERT_TRUE(r.w.cancel(r[2]));
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(300000 + 7 * 3));
+  r.w.schedule(r[1], 60);  // level 0 itself
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(60));
+  r.w.check_invariants();
+}
+
 // ---------------------------------------------------------------------------
 // next_deadline and time_until_next.
 
