@@ -910,7 +910,8 @@ class wheel {
 
   // Spreads cascades over the advances before them (see spreading.hpp). In
   // the last quarter of the time before the next slot of a level (1 or
-  // above) starts, that slot is diverted: new timers of it go past it to the
+  // above) starts, that slot, unless it holds only a few timers, is
+  // diverted: new timers of it go past it to the
   // spare bank of the level below (see place()), and every advance that does
   // work moves a few of the timers it still holds there too, newest first,
   // each to the front of the slot it will take there when the slot starts.
@@ -944,11 +945,12 @@ class wheel {
       const std::size_t source = next_slot(level);
       if (source == no_slot) continue;
       if (diverted_.slot(level) == nullptr) {
-        // An empty slot is not diverted (as the slots of an empty level are
-        // not): it has nothing to move, and its start would otherwise be an
-        // event to stop at; the first advance that finds it holding timers
-        // diverts it.
-        if (detail::list_empty(slots_[source])) continue;
+        // A slot of small_slot timers or fewer is not diverted (nor are the
+        // slots of an empty level): cascaded at its start its few timers
+        // cost no more than moved ahead of it one advance at a time, and
+        // the diversion would make its start an event to stop at; the first
+        // advance that finds it holding more diverts it.
+        if (few_timers(slots_[source])) continue;
         diverted_.begin(level, slots_[source]);
         if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
       }
@@ -968,6 +970,15 @@ class wheel {
     // While a near slot still holds timers, every advance moves some: none
     // takes the O(1) path.
     if (pressed) block_fast_path();
+  }
+
+  // Whether a slot holds at most small_slot timers: cascaded at its start,
+  // they cost no more than moved ahead of it.
+  static bool few_timers(const link& sentinel) noexcept {
+    const link* n = sentinel.next;
+    for (unsigned k = 0; k < small_slot; ++k, n = n->next)
+      if (n == &sentinel) return true;
+    return n == &sentinel;
   }
 
   // The list, its slot marked occupied, where a timer of `deadline` in the
@@ -1161,6 +1172,8 @@ class wheel {
   // Timers a level-1 cascade walks from the back alone before it walks from
   // both ends (see cascade_to_level0()).
   static constexpr unsigned short_walk = 8;
+  // A slot of at most this many timers is not diverted (see spread_in()).
+  static constexpr unsigned small_slot = 8;
 
   std::array<link, layout::all_slots> slots_;  // the active banks, then the spare ones
   detail::occupancy<layout> occupied_;
