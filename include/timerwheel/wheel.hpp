@@ -911,10 +911,10 @@ class wheel {
   // Spreads cascades over the advances before them (see spreading.hpp). In
   // the last quarter of the time before the next slot of a level (1 or
   // above) starts, that slot, unless it holds only a few timers, is
-  // diverted: new timers of it go past it to the
-  // spare bank of the level below (see place()), and every advance that does
-  // work moves a few of the timers it still holds there too, newest first,
-  // each to the front of the slot it will take there when the slot starts.
+  // diverted: new timers of it go past it to the spare bank of the level
+  // below (see place()), and every advance that does work moves a few of the
+  // timers it still holds there too, newest first, each to the front of the
+  // slot it will take there when the slot starts.
   // While diverted, the slot's bit stays set for the timers waiting in it.
   // So a spare slot holds, for each deadline, what moved in scheduling order
   // and then what was sent past, and whatever is left in the slot is older
@@ -975,10 +975,10 @@ class wheel {
   // Whether a slot holds at most small_slot timers: cascaded at its start,
   // they cost no more than moved ahead of it.
   static bool few_timers(const link& sentinel) noexcept {
-    const link* n = sentinel.next;
-    for (unsigned k = 0; k < small_slot; ++k, n = n->next)
-      if (n == &sentinel) return true;
-    return n == &sentinel;
+    const link* n = &sentinel;
+    for (unsigned k = 0; k <= small_slot; ++k)
+      if ((n = n->next) == &sentinel) return true;
+    return false;
   }
 
   // The list, its slot marked occupied, where a timer of `deadline` in the

@@ -1084,14 +1084,17 @@ TEST(Wheel, ScheduleInRangeOfAPendingHookMovesItAndCountsAsNew) {
   EXPECT_EQ(r.fired_indices(), (idx{1, 0}));
 }
 
-// A timer moved into a spare bank by the spreading comes before a coarse
-// slot of many far timers, the lowest active level's earliest: next_deadline
-// finds it there (without scanning the coarse slot: the worker of
-// timer_service asks before every sleep), then the coarse slots' earliest.
+// Timers moved into a spare bank by the spreading come before the lowest
+// active level's earliest slot (and a coarse slot of many far timers above
+// it): next_deadline finds them there without scanning that slot (the worker
+// of timer_service asks before every sleep), then the coarse slots' earliest.
 TEST(Wheel, NextDeadlineLooksInTheSpareBanksBeforeACoarseSlot) {
-  rig r(1003, 0);
+  rig r(1013, 0);
   for (std::size_t i = 3; i < 1003; ++i) r.w.schedule(r[i], 300000 + 7 * i);  // level 3
-  r.w.schedule(r[1], 70);    // level 1's next slot: moved to level 0's spare bank below
+  // Level 1's next slot, more timers than a slot the spreading leaves alone:
+  // diverted, and moved to level 0's spare bank below.
+  r.w.schedule(r[1], 70);
+  for (std::size_t i = 1003; i < 1013; ++i) r.w.schedule(r[i], 70 + (i - 1002));
   r.w.schedule(r[2], 4200);  // level 2
   for (std::uint64_t t = 1; t <= 50; ++t) {
     r.w.schedule(r[0], t);  // due at once: every advance does work, and moves the newest down
@@ -1100,6 +1103,7 @@ TEST(Wheel, NextDeadlineLooksInTheSpareBanksBeforeACoarseSlot) {
   r.w.check_invariants();
   EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(70));
   ASSERT_TRUE(r.w.cancel(r[1]));
+  for (std::size_t i = 1003; i < 1013; ++i) ASSERT_TRUE(r.w.cancel(r[i]));
   EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4200));
   ASSERT_TRUE(r.w.cancel(r[2]));
   EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(300000 + 7 * 3));
