@@ -56,6 +56,7 @@
 #include "detail/misuse.hpp"
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"
+#include "detail/service_gate.hpp"
 #include "detail/service_pool.hpp"
 #include "detail/service_probe.hpp"
 #include "detail/service_returns.hpp"
@@ -370,14 +371,29 @@ class basic_timer_service {
   // thread wakes the worker and yields to it until half of that is left, or
   // for at most backlog_wait. Without it, submitters faster than the worker
   // would fill the queue without bound, and every firing would wait behind
-  // it. Never on the worker itself.
+  // it. Else it gives way to a worker late with a firing. Never on the
+  // worker itself.
   void throttle() {
     thread_local std::uint32_t calls = 0;
-    if ((++calls & 63) != 0 || backlog() <= max_backlog || on_worker()) return;
+    if ((++calls & 63) != 0 || on_worker()) return;
+    if (backlog() <= max_backlog) {
+      give_way();
+      return;
+    }
     wake_.wake_now();
     const auto until = std::chrono::steady_clock::now() + backlog_wait;
     while (backlog() > max_backlog / 2 && std::chrono::steady_clock::now() < until)
       std::this_thread::yield();
+  }
+
+  // A firing owed for a quarter of a tick past its edge: the worker is
+  // waiting for a core (detail/service_gate.hpp). Sleep until it has fired
+  // it, a tick at most, so that it gets one.
+  void give_way() {
+    const tick_type owed = gate_.owed();
+    if (owed == detail::service_gate::never) return;
+    if (Clock::now() - clock_.tick() / 4 < clock_.time_of(owed)) return;
+    gate_.wait_fired(owed, clock_.tick());
   }
 
   // The pool ran dry. If the worker holds far fewer timers than the pool
@@ -468,6 +484,7 @@ class basic_timer_service {
         asked = next ? probe_type::ns_of(clock_.time_of(*next)) : 0;
       }
     }
+    gate_.owe_from(detail::service_gate::never);
     finish();
   }
 
@@ -526,6 +543,7 @@ class basic_timer_service {
     ++armed_;
     // The hook holds the deadline the wheel took (one behind now is now).
     if (earliest_known_ && (!earliest_ || e.deadline() < *earliest_)) earliest_ = e.deadline();
+    if (e.deadline() < owed_from_) gate_.owe_from(owed_from_ = e.deadline());
   }
 
   // A cancel that won while the timer was in the wheel (or being fired: then
@@ -548,6 +566,8 @@ class basic_timer_service {
     if (!earliest_known_) {
       earliest_ = wheel_.next_deadline();
       earliest_known_ = true;
+      const tick_type owed = earliest_.value_or(detail::service_gate::never);
+      if (owed != owed_from_) gate_.owe_from(owed_from_ = owed);
     }
 #if TIMERWHEEL_CHECKED
     if (earliest_ != wheel_.next_deadline())
@@ -578,6 +598,12 @@ class basic_timer_service {
     run_edge_ = clock_.time_of(to);
     wheel_.advance(to, [this](hook_type& h) { fire_entry(static_cast<entry&>(h)); });
     if (earliest_ && *earliest_ <= to) earliest_known_ = false;
+    // Nothing is due by `to` now; the earliest, if not known, is after it.
+    // Published only when they change: once a tick, not once a round.
+    const tick_type owed =
+        earliest_known_ ? earliest_.value_or(detail::service_gate::never) : to + 1;
+    if (owed != owed_from_) gate_.owe_from(owed_from_ = owed);
+    if (to != fired_to_) gate_.fired_to(fired_to_ = to);
   }
 
   // The wheel says the timer is due (and has unlinked it).
@@ -622,11 +648,13 @@ class basic_timer_service {
   }
 
   void invoke(entry& e) noexcept {
+    gate_.in_callback(true);
     try {
       e.callback();
     } catch (...) {
       report(std::current_exception());
     }
+    gate_.in_callback(false);
   }
 
   void report(std::exception_ptr error) noexcept {
@@ -703,6 +731,7 @@ class basic_timer_service {
   detail::service_returns<entry> returns_{pool_};  // the worker's
   detail::mpsc_queue queue_;
   detail::service_wake wake_;
+  detail::service_gate gate_;
   detail::mpsc_node stop_node_;
   std::atomic<bool> closed_{false};
   shutdown_policy policy_ = shutdown_policy::drop;  // written before the stop node is pushed
@@ -718,13 +747,15 @@ class basic_timer_service {
   alignas(64) std::atomic<std::uint64_t> taken_{0};  // messages the worker took; it alone writes
   // The worker's alone. The wheel after the pool: destroyed first, it
   // unlinks whatever hooks it still holds while their entries live.
-  time_point last_;                         // the latest clock reading: the worker's time
-  time_point run_now_{};                    // during run_due: its reading
-  time_point run_edge_{};                   // during run_due: the tick edge it runs to
-  std::size_t armed_ = 0;                   // entries linked in the wheel
-  std::optional<tick_type> earliest_;       // the wheel's earliest deadline, when known
-  bool earliest_known_ = true;              // see earliest()
-  [[no_unique_address]] probe_type probe_;  // empty unless TIMERWHEEL_SERVICE_PROBE
+  time_point last_;                    // the latest clock reading: the worker's time
+  time_point run_now_{};               // during run_due: its reading
+  time_point run_edge_{};              // during run_due: the tick edge it runs to
+  std::size_t armed_ = 0;              // entries linked in the wheel
+  std::optional<tick_type> earliest_;  // the wheel's earliest deadline, when known
+  bool earliest_known_ = true;         // see earliest()
+  tick_type owed_from_ = detail::service_gate::never;  // as published to gate_
+  tick_type fired_to_ = 0;                             // as published to gate_
+  [[no_unique_address]] probe_type probe_;             // empty unless TIMERWHEEL_SERVICE_PROBE
   wheel_type wheel_;
   std::thread worker_;  // last: started once everything else is built
 };
