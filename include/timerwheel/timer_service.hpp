@@ -17,7 +17,8 @@
 // when it next wakes. The worker sleeps until the next expiry, exactly, or
 // until a submission due earlier than that wakes it
 // (detail/service_wake.hpp); nothing else wakes it, so an idle service costs
-// nothing.
+// nothing. A submitter that finds the worker late with a firing sleeps until
+// it has fired, so that it gets a core (detail/service_gate.hpp).
 //
 // Time: deadlines round up to a tick edge, never early, as in timers<Clock>.
 // A one-shot timer's deadline is taken when after() is called, and so is a
