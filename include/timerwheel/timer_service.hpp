@@ -4,7 +4,8 @@
 //
 // How it works. A call from any thread takes an entry from a lock-free pool,
 // writes the callback and deadline into it and pushes it on a lock-free
-// multi-producer queue (detail/mpsc_queue.hpp): no lock per operation. Each
+// multi-producer queue, the calling thread's lane of a few
+// (detail/service_lanes.hpp): no lock per operation. Each
 // entry carries one atomic state word (detail/service_state.hpp) that
 // cancel and the worker change only by compare-and-swap, so that cancel's
 // answer is the truth: true exactly when the callback will never run (again),
@@ -58,6 +59,7 @@
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"
 #include "detail/service_gate.hpp"
+#include "detail/service_lanes.hpp"
 #include "detail/service_pool.hpp"
 #include "detail/service_probe.hpp"
 #include "detail/service_returns.hpp"
@@ -113,7 +115,9 @@ class basic_sharded_timer_service;
 //
 // Thread safety: every member may be called from any thread at once, callbacks
 // included, except the destructor, which no call may overlap. Callbacks run
-// on the worker, one at a time, in deadline order (FIFO among equal ticks).
+// on the worker, one at a time, in deadline order: FIFO among equal ticks
+// for the timers one thread schedules; those of different threads at one
+// tick in the order the worker takes them.
 template <class Clock = std::chrono::steady_clock>
 class basic_timer_service {
  public:
@@ -228,7 +232,7 @@ class basic_timer_service {
     if (!closed_.load(std::memory_order_relaxed)) {
       policy_ = policy;
       closed_.store(true, std::memory_order_seq_cst);
-      queue_.push(stop_node_);
+      for (unsigned i = 0; i < detail::service_lanes::count; ++i) lanes_.push_to(i, stop_nodes_[i]);
       wake_.wake_now();
     }
     if (worker_.joinable()) worker_.join();
@@ -299,7 +303,7 @@ class basic_timer_service {
         on_destroy_(opts.on_destroy),
         last_(Clock::now()),
         wheel_(clock_.elapsed_ticks(last_)) {
-    stop_node_.kind = stop_kind;
+    for (auto& stop : stop_nodes_) stop.kind = stop_kind;
     worker_ = std::thread([this] { run(); });
   }
 
@@ -338,7 +342,7 @@ class basic_timer_service {
                                    type == timer_kind::once ? 0 : detail::service_word::periodic);
     e.word.store(queued, std::memory_order_relaxed);
     e.kind = submit_kind;
-    queue_.push(e);
+    lanes_.push(e);
     count_message();
     if (closed_.load(std::memory_order_seq_cst)) {
       // Shutdown came between the first look and the push: withdraw, unless
@@ -429,7 +433,7 @@ class basic_timer_service {
         // The worker took the submission (the node is off the queue): the
         // same node carries the cancel.
         e->kind = cancel_kind;
-        queue_.push(*e);
+        lanes_.push(*e);
         count_message();
         return e;
       case detail::cancel_outcome::cancelled_queued:
@@ -469,13 +473,13 @@ class basic_timer_service {
       live_.store(armed_, std::memory_order_relaxed);
       // More to take: no need to publish a wake-up tick (while it reads 0,
       // no producer wakes the worker, which is awake).
-      if (drained == drain_batch || !queue_.empty()) continue;
+      if (drained == drain_batch || !lanes_.empty()) continue;
       const std::int64_t scan0 = probe_type::now_ns();
       const std::optional<tick_type> next = earliest();
       if constexpr (probe_type::enabled) probe_.scanned(probe_type::now_ns() - scan0);
       if (next && *next <= clock_.elapsed_ticks(Clock::now())) continue;
       wake_.publish(next ? *next : detail::service_wake::never);
-      if (!queue_.empty()) {
+      if (!lanes_.empty()) {
         wake_.stay_awake();
         continue;
       }
@@ -489,18 +493,20 @@ class basic_timer_service {
     finish();
   }
 
-  // Takes up to `limit` messages; returns how many, or -1 at the stop node.
+  // Takes up to `limit` messages; returns how many, or -1 once every lane
+  // gave its stop node.
   int drain(int limit) {
     int n = 0;
     while (n < limit) {
       detail::mpsc_node* node = nullptr;
-      switch (queue_.pop(node)) {
+      unsigned lane = 0;
+      switch (lanes_.pop(node, lane)) {
         case detail::pop_status::empty:
           return n;
         case detail::pop_status::busy: {
-          // A producer is between the two steps of its push, and may have
-          // been preempted there for a time slice: what is due meanwhile
-          // fires first (the round goes on to run_due()).
+          // Nothing else to take, and a producer is between the two steps
+          // of its push, perhaps preempted there for a time slice: what is
+          // due meanwhile fires first (the round goes on to run_due()).
           if (due_now()) return n;
           const std::int64_t t0 = probe_type::now_ns();
           std::this_thread::yield();
@@ -512,7 +518,10 @@ class basic_timer_service {
       }
       ++n;
       if constexpr (probe_type::enabled) probe_.took();
-      if (node->kind == stop_kind) return -1;
+      if (node->kind == stop_kind) {
+        if (lanes_.close(lane)) return -1;
+        continue;
+      }
       taken_.store(taken_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       entry& e = static_cast<entry&>(*node);
       if (node->kind == submit_kind)
@@ -716,12 +725,9 @@ class basic_timer_service {
   // After the worker has gone: what is left on the queue is refused
   // submissions and cancel messages; release their entries.
   void drain_after_stop() noexcept {
-    for (;;) {
-      detail::mpsc_node* node = nullptr;
-      if (queue_.pop(node) != detail::pop_status::item) break;
-      if (node->kind == stop_kind) continue;
-      release(static_cast<entry&>(*node));
-    }
+    lanes_.take_rest([this](detail::mpsc_node& node) {
+      if (node.kind != stop_kind) release(static_cast<entry&>(node));
+    });
     returns_.flush_all();
   }
 
@@ -730,10 +736,10 @@ class basic_timer_service {
   const shutdown_policy on_destroy_;
   detail::service_pool<entry> pool_;
   detail::service_returns<entry> returns_{pool_};  // the worker's
-  detail::mpsc_queue queue_;
+  detail::service_lanes lanes_;
   detail::service_wake wake_;
   detail::service_gate gate_;
-  detail::mpsc_node stop_node_;
+  std::array<detail::mpsc_node, detail::service_lanes::count> stop_nodes_;
   std::atomic<bool> closed_{false};
   shutdown_policy policy_ = shutdown_policy::drop;  // written before the stop node is pushed
   std::mutex shutdown_mutex_;
