@@ -235,26 +235,56 @@ class wheel {
   // through the slot starts before the earliest deadline (seek), then
   // fires that deadline's level-0 slot front to back, as walk_to() would,
   // without asking next_event() again for what seek() found: one search
-  // for the next occupied slot a hold, not three. Timers the callbacks
-  // schedule at now join the back of the same slot and fire here too.
-  // Leaves the bound of the next event at now (an advance recomputes it).
+  // for the next occupied slot a hold, not three; or, where seek() found
+  // the earliest timer alone in its level-1 slot, fires it from there
+  // (take_lone()). Timers the callbacks schedule at now join the back of
+  // now's level-0 slot and fire here too. Leaves the bound of the next
+  // event at now (an advance recomputes it).
   template <class F>
   std::size_t fire_next(F& on_expired) {
-    const unsigned slot = seek().slot;
-    now_ = lower_bound_ = slot_start(0, slot);
-    link& list = slots_[slot_index(0, slot)];
-    warm(list);
+    const next_step e = seek();
+    link* list;
+    link* lone = nullptr;
+    if (e.what == next_step::kind::lone) {
+      lone = &take_lone(e.slot);
+      list = &slots_[slot_index(0, slot_number(now_, 0))];
+    } else {
+      now_ = lower_bound_ = slot_start(0, e.slot);
+      list = &slots_[slot_index(0, e.slot)];
+      warm(*list);
+    }
     std::size_t fired = 0;
     do {
-      link& node = *list.next;
-      unlink(node);
+      // One place that unlinks: a second one made g++ put mark_empty() out
+      // of line.
+      link* node = lone;
+      lone = nullptr;
+      if (node == nullptr) {
+        node = list->next;
+        unlink(*node);
+      }
       ++fired;
       count_timers(-1);
-      on_expired(access::from_links<hook_type>(node));
-    } while (!detail::list_empty(list));
+      on_expired(access::from_links<hook_type>(*node));
+    } while (!detail::list_empty(*list));
     if (wheel_empty()) forget_events();
     spread();
     return fired;
+  }
+
+  // fire_next() for the lone timer of level-1 slot `slot` (now is the
+  // slot's start; lone_at_level1() holds): unlinks it and moves now to its
+  // deadline, to be fired from there with no stop in level 0 on the way.
+  // Out of line, as start_slots() is: inlined, it cost every pop that
+  // takes no slot start a few instructions.
+  TIMERWHEEL_NOINLINE link& take_lone(unsigned slot) noexcept {
+    const std::size_t from = slot_index(1, slot);
+    link& node = *slots_[from].next;
+    detail::list_init(slots_[from]);
+    mark_empty(from);
+    node.next = nullptr;  // unlinked, as list_unlink() leaves it
+    now_ = lower_bound_ = deadline_of(node);
+    return node;
   }
 
   // advance(to) past its O(1) path.
@@ -628,7 +658,7 @@ class wheel {
     mask |= bit(static_cast<unsigned>(level));
   }
 
-  void mark_empty(std::size_t index) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE void mark_empty(std::size_t index) noexcept {
     if (!occupied_.reset(index)) return;
     const std::size_t word = index / 64;
     (active_word(word) ? active_levels_ : spare_levels_) &= ~bit(layout::level_of_word[word]);
@@ -768,21 +798,24 @@ class wheel {
   }
 
   struct next_step {
-    enum class kind { fire, slot_start, far_block };
+    // lone: the start of a level-1 slot whose lone timer is the earliest
+    // (see lone_at_level1()).
+    enum class kind { fire, slot_start, far_block, lone };
     tick_type start;  // when it happens
-    unsigned slot;    // fire: the level-0 slot
+    unsigned slot;    // fire: the level-0 slot; lone: the level-1 slot
     kind what;
   };
 
   // Moves now through the slot starts and far blocks before the earliest
-  // deadline of a non-empty wheel, and returns the firing there.
+  // deadline of a non-empty wheel, and returns the firing there: a level-0
+  // slot, or a level-1 slot's start whose lone timer it is (take_lone()).
   next_step seek() noexcept {
     for (;;) {
       const next_step e = next_event();
       if (e.what == next_step::kind::fire) return e;
       now_ = lower_bound_ = e.start;
       if (e.what == next_step::kind::slot_start) {
-        if (lone_at_level1(e)) return drop_lone(e.slot);
+        if (lone_at_level1(e)) return {e.start, e.slot, next_step::kind::lone};
         start_slots(e.start);
       } else {
         cascade(far_);
@@ -807,21 +840,6 @@ class wheel {
     } else {
       return false;
     }
-  }
-
-  // start_slots() for the start found by lone_at_level1(): moves the lone
-  // timer of level-1 slot `slot` straight to its level-0 slot, and returns
-  // the firing there. Out of line: inlined, it cost every pop that takes
-  // no slot start a few instructions.
-  TIMERWHEEL_NOINLINE next_step drop_lone(unsigned slot) noexcept {
-    const std::size_t from = slot_index(1, slot);
-    link& node = *slots_[from].next;
-    detail::list_init(slots_[from]);
-    mark_empty(from);
-    const std::size_t to = slot_of(deadline_of(node), 0);
-    detail::list_push_front(slots_[base(0) + to], node);
-    mark_occupied(active_levels_, 0, base(0) + to);
-    return {now_, static_cast<unsigned>(to), next_step::kind::fire};
   }
 
   // The next event of a non-empty wheel: the first occupied slot of the

@@ -1209,6 +1209,41 @@ TEST(Wheel, AdvanceToNextFiresTheEarliestDeadlineOnly) {
   EXPECT_TRUE(r.w.empty());
 }
 
+// The pop's own path for the earliest timer alone in its level-1 slot,
+// level 0 empty: fired from there at its deadline, unlinked before its
+// callback, with what the callback schedules at now in the same call and
+// what it schedules later left pending; a throw leaves it fired and now at
+// its deadline.
+TEST(Wheel, AdvanceToNextFiresALoneLevel1Timer) {
+  rig r(8, 0);
+  r.w.schedule(r[0], 100);   // level 1, slot 1 (ticks 64 to 127), alone
+  r.w.schedule(r[1], 5000);  // level 2
+  EXPECT_EQ(r.w.advance_to_next([&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    if (r.index(h) != 0) return;
+    EXPECT_FALSE(h.pending());
+    r.w.schedule(r[2], r.w.now());
+    r.w.schedule(r[3], 50);  // behind now: due now
+    r.w.schedule(r[4], r.w.now() + 1);
+  }),
+            3U);
+  EXPECT_EQ(r.w.now(), 100U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 100}, {2, 100}, {3, 100}}));
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(101));
+  r.fired.clear();
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{4, 101}}));
+  // A throwing callback on the same path.
+  r.w.schedule(r[5], 200);  // level 1, alone in its slot again
+  EXPECT_THROW(r.w.advance_to_next([](tw::timer_hook&) { throw std::runtime_error("boom"); }),
+               std::runtime_error);
+  EXPECT_EQ(r.w.now(), 200U);
+  EXPECT_FALSE(r[5].pending());
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5000));
+}
+
 TEST(Wheel, AdvanceToNextFiresDueAndQueuedTimersAtNow) {
   rig r(8, 0);
   r.w.schedule(r[0], 10);
