@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "abi.hpp"
+#include "inline.hpp"
 
 namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 
@@ -28,7 +29,7 @@ class occupancy {
   }
 
   // Marks slot `index` empty; returns whether its bank became empty. O(1).
-  bool reset(std::size_t index) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE bool reset(std::size_t index) noexcept {
     const std::size_t word = index / 64;
     words_[word] &= ~bit(static_cast<unsigned>(index % 64));
     if (words_[word] != 0) return false;
