@@ -254,6 +254,9 @@ class basic_timer_service {
   // Times the worker woke from sleep (by a submission, a shutdown or its
   // own time): zero while idle, for tests and tuning.
   std::uint64_t wakeups() const noexcept { return wake_.wakeups(); }
+  // Times a submitter slept to give the worker, late with a firing, the
+  // processor (see detail/service_gate.hpp): for tests and tuning.
+  std::uint64_t give_ways() const noexcept { return gate_.waits(); }
   // Timer entries the service has made (idle ones included): its memory is
   // 128 bytes (on 64-bit targets) times this, plus the worker's wheel (its
   // slots, a few tens of kilobytes). Lock-free.
@@ -393,12 +396,14 @@ class basic_timer_service {
 
   // A firing owed for a quarter of a tick past its edge: the worker is
   // waiting for a core (detail/service_gate.hpp). Sleep until it has fired
-  // it, a tick at most, so that it gets one.
+  // it, so that it gets one: a tick at most, and no more than give_way_most
+  // (with long ticks a worker that late is starved by more than its
+  // submitters, and they check again 64 submissions later).
   void give_way() {
     const tick_type owed = gate_.owed();
     if (owed == detail::service_gate::never) return;
     if (Clock::now() - clock_.tick() / 4 < clock_.time_of(owed)) return;
-    gate_.wait_fired(owed, clock_.tick());
+    gate_.wait_fired(owed, std::min<duration>(clock_.tick(), give_way_most));
   }
 
   // The pool ran dry. If the worker holds far fewer timers than the pool
@@ -456,6 +461,7 @@ class basic_timer_service {
   static constexpr int backlog_yields = 256;
   static constexpr std::uint64_t max_backlog = 8192;
   static constexpr std::chrono::milliseconds backlog_wait{10};
+  static constexpr std::chrono::milliseconds give_way_most{2};
 
   void run() {
     current_service() = this;

@@ -66,17 +66,22 @@ class service_gate {
   // for `longest` at most.
   template <class Duration>
   void wait_fired(tick_type t, Duration longest) {
+    waits_.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lock(mutex_);
     waiting_.fetch_add(1, std::memory_order_seq_cst);
     cv_.wait_for(lock, longest, [&] { return fired_.load(std::memory_order_seq_cst) >= t; });
     waiting_.fetch_sub(1, std::memory_order_relaxed);
   }
 
+  // How many waits wait_fired() began.
+  std::uint64_t waits() const noexcept { return waits_.load(std::memory_order_relaxed); }
+
  private:
   alignas(64) std::atomic<tick_type> owed_{never};
   std::atomic<tick_type> fired_{0};
   std::atomic<bool> callback_{false};
   alignas(64) std::atomic<std::uint32_t> waiting_{0};
+  std::atomic<std::uint64_t> waits_{0};
   std::mutex mutex_;
   std::condition_variable cv_;
 };
