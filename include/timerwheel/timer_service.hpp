@@ -454,6 +454,7 @@ class basic_timer_service {
   // Submissions taken per round before due timers fire: under a flood of
   // submissions the worker still fires on time.
   static constexpr int drain_batch = 256;
+  static constexpr int busy_spins = 8;
 
   // The backlog past which a producer that finds the pool dry waits for the
   // worker (entries beyond twice the timers in the wheel), and how long.
@@ -515,7 +516,10 @@ class basic_timer_service {
           // due meanwhile fires first (the round goes on to run_due()).
           if (due_now()) return n;
           const std::int64_t t0 = probe_type::now_ns();
-          std::this_thread::yield();
+          // A producer running on another core links its node within
+          // nanoseconds: wait a moment before yielding, which hands this
+          // core to whatever else is runnable on it for up to a time slice.
+          if (!spin_for_push()) std::this_thread::yield();
           if constexpr (probe_type::enabled) probe_.busy(probe_type::now_ns() - t0);
           continue;
         }
@@ -536,6 +540,16 @@ class basic_timer_service {
         unlink_cancelled(e);
     }
     return n;
+  }
+
+  // Spins a moment (busy_spins pauses, a few microseconds) while every lane
+  // is empty or busy; returns whether one has a node to give by then.
+  bool spin_for_push() noexcept {
+    for (int i = 0; i < busy_spins; ++i) {
+      detail::cpu_pause();
+      if (lanes_.ready()) return true;
+    }
+    return false;
   }
 
   // A submission: into the wheel, unless cancelled or withdrawn meanwhile

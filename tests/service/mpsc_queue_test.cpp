@@ -54,6 +54,28 @@ TEST(MpscQueue, EmptyQueuePopsNothing) {
   EXPECT_EQ(busy, 0);
 }
 
+// ready() says what pop() would do, without doing it: a node to give,
+// alone (pop pushes the stub behind it) or with others behind it.
+TEST(MpscQueue, ReadyWhenPopWouldGiveANode) {
+  td::mpsc_queue q;
+  EXPECT_FALSE(q.ready());
+  std::vector<item> items(3);
+  q.push(items[0]);
+  EXPECT_TRUE(q.ready());
+  q.push(items[1]);
+  EXPECT_TRUE(q.ready());
+  td::mpsc_node* n = nullptr;
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_EQ(q.pop(n), td::pop_status::item);
+    EXPECT_EQ(q.ready(), k == 0) << "after pop " << k;
+  }
+  q.push(items[2]);
+  EXPECT_TRUE(q.ready());
+  ASSERT_EQ(q.pop(n), td::pop_status::item);
+  EXPECT_FALSE(q.ready());
+  EXPECT_EQ(q.pop(n), td::pop_status::empty);
+}
+
 TEST(MpscQueue, FifoAcrossBatches) {
   td::mpsc_queue q;
   std::vector<item> items(10);

@@ -70,6 +70,19 @@ class mpsc_queue {
     return pop_status::busy;
   }
 
+  // The consumer only: whether pop() would give a node now rather than
+  // say busy or empty (its tests, without its moves).
+  bool ready() const noexcept {
+    const mpsc_node* tail = tail_;
+    const mpsc_node* next = tail->next.load(std::memory_order_acquire);
+    if (tail == &stub_) {
+      if (next == nullptr) return false;
+      tail = next;
+      next = next->next.load(std::memory_order_acquire);
+    }
+    return next != nullptr || tail == head_.load(std::memory_order_acquire);
+  }
+
   // The consumer only: whether no node has been pushed since the last one
   // popped. Sequentially consistent (see push).
   bool empty() const noexcept {

@@ -21,6 +21,9 @@
 
 #include <array>
 #include <cstdint>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "abi.hpp"
 #include "mpsc_queue.hpp"
@@ -28,6 +31,15 @@
 
 namespace timerwheel::inline TIMERWHEEL_ABI {
 namespace detail {
+
+// A spin-wait hint to the processor (a no-op where there is none).
+inline void cpu_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 class service_lanes {
  public:
@@ -65,6 +77,14 @@ class service_lanes {
   bool close(unsigned lane) noexcept {
     closed_ |= 1u << lane;
     return closed_ == all;
+  }
+
+  // The consumer: whether an open lane has a node to give now (a node
+  // linked behind its tail).
+  bool ready() const noexcept {
+    for (unsigned i = 0; i < count; ++i)
+      if ((closed_ >> i & 1) == 0 && lanes_[i].ready()) return true;
+    return false;
   }
 
   // The consumer: whether every open lane is empty. Sequentially
