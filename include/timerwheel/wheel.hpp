@@ -949,45 +949,54 @@ class wheel {
   }
 
   // spread() for the levels whose quarter bit is set in `quarters`, lowest
-  // first.
+  // first. Unrolled, a copy of spread_level() a level: each level's branches
+  // then sit apart from the other levels', and each level's slots behave
+  // alike from one advance to the next (a level-1 next slot nearly empty, a
+  // level-2 one diverted and moving), where one loop over the levels gave
+  // the processor a mix of them to predict at every branch.
   TIMERWHEEL_NOINLINE void spread_in(tick_type quarters) noexcept {
-    bool pressed = false;
     const std::uint64_t held = active_levels_ | spare_levels_;
-    for (; quarters != 0; quarters &= static_cast<tick_type>(quarters - 1)) {
-      const unsigned level =
-          layout::level_of_start[static_cast<unsigned>(std::countr_zero(quarters)) + 2];
-      // Only in the last quarter: moved earlier, more of the slot's timers
-      // would be cancelled after their move.
-      if ((held >> level & 1) == 0) continue;
-      const tick_type start = next_start(level);
-      const std::size_t source = next_slot(level);
-      if (source == no_slot) continue;
-      if (diverted_.slot(level) == nullptr) {
-        // A slot of small_slot timers or fewer is not diverted (nor are the
-        // slots of an empty level): cascaded at its start its few timers
-        // cost no more than moved ahead of it one advance at a time, and
-        // the diversion would make its start an event to stop at; the first
-        // advance that finds it holding more diverts it.
-        if (few_timers(slots_[source])) continue;
-        diverted_.begin(level, slots_[source]);
-        if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
-      }
-      link& from = diverted_.waiting(level);
-      if (detail::list_empty(from)) continue;
-      const unsigned moves = spreading::moves(layout::slot_width[level], distance(start));
-      for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
-        link& node = *from.prev;
-        detail::list_unlink(node);
-        detail::list_push_front(spare_slot(level, deadline_of(node)), node);
-      }
-      if (detail::list_empty(from))
-        mark_empty(source);
-      else
-        pressed = true;
+    bool pressed = false;
+    [&]<unsigned... K>(std::integer_sequence<unsigned, K...>) {
+      ((pressed |= (quarters & quarter_bit(K + 1)) != 0 && spread_level(K + 1, held)), ...);
     }
+    (std::make_integer_sequence<unsigned, layout::count - 1>{});
     // While a near slot still holds timers, every advance moves some: none
     // takes the O(1) path.
     if (pressed) block_fast_path();
+  }
+
+  // spread_in() for `level`, in the last quarter before its next slot
+  // starts; `held` has a bit for each level with timers in either bank.
+  // Returns whether that slot still holds timers after this advance's moves.
+  TIMERWHEEL_ALWAYS_INLINE bool spread_level(unsigned level, std::uint64_t held) noexcept {
+    // Only in the last quarter: moved earlier, more of the slot's timers
+    // would be cancelled after their move.
+    if ((held >> level & 1) == 0) return false;
+    const tick_type start = next_start(level);
+    const std::size_t source = next_slot(level);
+    if (source == no_slot) return false;
+    if (diverted_.slot(level) == nullptr) {
+      // A slot of small_slot timers or fewer is not diverted (nor are the
+      // slots of an empty level): cascaded at its start its few timers
+      // cost no more than moved ahead of it one advance at a time, and
+      // the diversion would make its start an event to stop at; the first
+      // advance that finds it holding more diverts it.
+      if (few_timers(slots_[source])) return false;
+      diverted_.begin(level, slots_[source]);
+      if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
+    }
+    link& from = diverted_.waiting(level);
+    if (detail::list_empty(from)) return false;
+    const unsigned moves = spreading::moves(layout::slot_width[level], distance(start));
+    for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
+      link& node = *from.prev;
+      detail::list_unlink(node);
+      detail::list_push_front(spare_slot(level, deadline_of(node)), node);
+    }
+    if (!detail::list_empty(from)) return true;
+    mark_empty(source);
+    return false;
   }
 
   // Whether a slot holds at most small_slot timers: cascaded at its start,
@@ -1004,7 +1013,7 @@ class wheel {
   // below; or, while that slot is itself diverted (the next slot of a level
   // in its last slot), the timers waiting in it. Either way the timer goes
   // in front: it is older than every timer there.
-  link& spare_slot(unsigned level, tick_type deadline) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE link& spare_slot(unsigned level, tick_type deadline) noexcept {
     const std::size_t index = spare_base(level - 1) + slot_of(deadline, level - 1);
     link& list = diverted_.held_in(slots_[index], level - 1);
     if (detail::list_empty(list)) mark_occupied(spare_levels_, level - 1, index);
@@ -1176,14 +1185,17 @@ class wheel {
   }
 
   using spreading = detail::diversions<layout>;
-  // Bit shift[k] - 2 for every level k from 1 whose slots are 4 ticks wide
-  // or more: a level is in the last quarter of its slot when that bit and
-  // the one above it are set in now (see spread()).
+  // Bit shift[k] - 2 of level k (1 or above) when its slots are 4 ticks
+  // wide or more, else none: the level is in the last quarter of its slot
+  // when that bit and the one above it are set in now (see spread()).
+  static constexpr tick_type quarter_bit(unsigned k) noexcept {
+    return layout::shift[k] >= 2 ? static_cast<tick_type>(tick_type{1} << (layout::shift[k] - 2))
+                                 : tick_type{0};
+  }
+  // The quarter bits of every level.
   static constexpr tick_type quarter_bits = [] {
     tick_type bits = 0;
-    for (unsigned k = 1; k < layout::count; ++k)
-      if (layout::shift[k] >= 2)
-        bits |= static_cast<tick_type>(tick_type{1} << (layout::shift[k] - 2));
+    for (unsigned k = 1; k < layout::count; ++k) bits |= quarter_bit(k);
     return bits;
   }();
   static constexpr std::size_t no_slot = layout::all_slots;

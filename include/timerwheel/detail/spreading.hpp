@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "abi.hpp"
+#include "inline.hpp"
 #include "link.hpp"
 
 namespace timerwheel::inline TIMERWHEEL_ABI::detail {
@@ -85,7 +86,7 @@ class diversions {
   // moved), so a slot still holding timers there drains on a ramp rather
   // than in a few advances of the most moves.
   template <class Tick>
-  static unsigned moves(Tick width, Tick left) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE static unsigned moves(Tick width, Tick left) noexcept {
     const std::uint64_t sixteenth = std::max<std::uint64_t>(width / 16, 1);
     if (left >= sixteenth) return least;
     const std::uint64_t ramp = least * sixteenth / std::max<std::uint64_t>(left, 1);
