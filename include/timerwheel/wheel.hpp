@@ -251,7 +251,6 @@ class wheel {
     } else {
       now_ = lower_bound_ = slot_start(0, e.slot);
       list = &slots_[slot_index(0, e.slot)];
-      warm(*list);
     }
     std::size_t fired = 0;
     do {
@@ -266,6 +265,11 @@ class wheel {
       ++fired;
       count_timers(-1);
       on_expired(access::from_links<hook_type>(*node));
+      // A list still holding timers after warm_after of them is long:
+      // load the rest from both ends before firing on (see warm()). A
+      // short one, most of a hold's pops, fires without the walk.
+      if (fired == warm_after) [[unlikely]]
+        warm_rest(*list);
     } while (!detail::list_empty(*list));
     if (wheel_empty()) forget_events();
     spread();
@@ -797,6 +801,10 @@ class wheel {
 #endif
   }
 
+  // warm() for what is left of a list fire_next() is firing, out of line:
+  // inlined, its walk made the fire loop larger for every pop.
+  TIMERWHEEL_NOINLINE static void warm_rest(const link& sentinel) noexcept { warm(sentinel); }
+
   struct next_step {
     // lone: the start of a level-1 slot whose lone timer is the earliest
     // (see lone_at_level1()).
@@ -1204,6 +1212,10 @@ class wheel {
   static constexpr unsigned short_walk = 8;
   // A slot of at most this many timers is not diverted (see spread_in()).
   static constexpr unsigned small_slot = 8;
+  // Timers fire_next() fires from a level-0 list before it loads the rest
+  // of the list (see there): a list of a few timers is in cache when its
+  // timers are, and walking it first only delays the firing.
+  static constexpr std::size_t warm_after = 8;
 
   std::array<link, layout::all_slots> slots_;  // the active banks, then the spare ones
   detail::occupancy<layout> occupied_;

@@ -1244,6 +1244,31 @@ TEST(Wheel, AdvanceToNextFiresALoneLevel1Timer) {
   EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5000));
 }
 
+// A level-0 slot longer than the pop fires before it loads the rest: the
+// callbacks before that load cancel timers of the slot and schedule more at
+// now, and the load walks the list as they left it.
+TEST(Wheel, AdvanceToNextFiresALongSlotItsCallbacksChange) {
+  rig r(40, 0);
+  std::vector<std::size_t> want;
+  for (std::size_t i = 0; i < 30; ++i) r.w.schedule(r[i], 10);
+  for (std::size_t i = 0; i < 30; ++i)
+    if (i != 29 && i != 5) want.push_back(i);
+  want.insert(want.end(), {30, 31});
+  EXPECT_EQ(r.w.advance_to_next([&](tw::timer_hook& h) {
+    r.fired.push_back({r.index(h), r.w.now()});
+    if (r.index(h) == 2) {
+      EXPECT_TRUE(r.w.cancel(r[29]));  // the back of the list
+      EXPECT_TRUE(r.w.cancel(r[5]));
+      r.w.schedule(r[30], 10);
+    }
+    if (r.index(h) == 7) r.w.schedule(r[31], 3);  // behind now: due now, behind 30
+  }),
+            want.size());
+  EXPECT_EQ(r.fired_indices(), want);
+  EXPECT_TRUE(r.w.empty());
+  r.w.check_invariants();
+}
+
 TEST(Wheel, AdvanceToNextFiresDueAndQueuedTimersAtNow) {
   rig r(8, 0);
   r.w.schedule(r[0], 10);
