@@ -55,6 +55,7 @@
 
 #include "clock.hpp"
 #include "detail/abi.hpp"
+#include "detail/cpu_pause.hpp"
 #include "detail/misuse.hpp"
 #include "detail/mpsc_queue.hpp"
 #include "detail/periodic.hpp"

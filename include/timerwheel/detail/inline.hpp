@@ -3,7 +3,9 @@
 // inlining must not depend on the optimiser's budget: at -O2 a compiler may
 // keep a function of a few dozen instructions out of line, which costs every
 // call a dozen more. Their rare branches go out of line instead, so that what
-// is forced inline stays small.
+// is forced inline stays small. Also for what a function written out once
+// per level calls (the wheel's spread_in), which the compiler otherwise
+// keeps out of line, a call a move.
 #pragma once
 
 #if defined(__GNUC__) || defined(__clang__)

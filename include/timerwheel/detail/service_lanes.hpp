@@ -21,9 +21,6 @@
 
 #include <array>
 #include <cstdint>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
 
 #include "abi.hpp"
 #include "mpsc_queue.hpp"
@@ -31,15 +28,6 @@
 
 namespace timerwheel::inline TIMERWHEEL_ABI {
 namespace detail {
-
-// A spin-wait hint to the processor (a no-op where there is none).
-inline void cpu_pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 class service_lanes {
  public:
@@ -58,7 +46,7 @@ class service_lanes {
     bool busy = false;
     for (unsigned k = 0; k < count; ++k) {
       const unsigned i = cursor_;
-      if ((closed_ >> i & 1) == 0) {
+      if (open(i)) {
         const pop_status s = lanes_[i].pop(out);
         if (s == pop_status::item) {
           if (++taken_here_ == burst) next_lane();
@@ -83,7 +71,7 @@ class service_lanes {
   // linked behind its tail).
   bool ready() const noexcept {
     for (unsigned i = 0; i < count; ++i)
-      if ((closed_ >> i & 1) == 0 && lanes_[i].ready()) return true;
+      if (open(i) && lanes_[i].ready()) return true;
     return false;
   }
 
@@ -91,7 +79,7 @@ class service_lanes {
   // consistent, as mpsc_queue::empty.
   bool empty() const noexcept {
     for (unsigned i = 0; i < count; ++i)
-      if ((closed_ >> i & 1) == 0 && !lanes_[i].empty()) return false;
+      if (open(i) && !lanes_[i].empty()) return false;
     return true;
   }
 
@@ -107,6 +95,8 @@ class service_lanes {
 
  private:
   static constexpr std::uint32_t all = (1u << count) - 1;
+
+  bool open(unsigned lane) const noexcept { return (closed_ >> lane & 1) == 0; }
 
   void next_lane() noexcept {
     cursor_ = (cursor_ + 1) % count;
