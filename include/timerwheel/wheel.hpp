@@ -220,6 +220,7 @@ class wheel {
   std::size_t advance_due(tick_type to, F& on_expired) {
     check_target(to);
     const detail::reentry_guard scope = shell_.enter();
+    const tick_type from = now_;
     auto leave = leaving();
     std::size_t fired = shell_.fire_queued(leave, on_expired);
     fired += walk_to(to, [&](hook_type& timer) {
@@ -227,7 +228,7 @@ class wheel {
       on_expired(timer);
     });
     now_ = to;
-    spread();
+    spread(from);
     return fired;
   }
 
@@ -242,6 +243,7 @@ class wheel {
   // event at now (an advance recomputes it).
   template <class F>
   std::size_t fire_next(F& on_expired) {
+    const tick_type from = now_;
     const next_step e = seek();
     link* list;
     link* lone = nullptr;
@@ -272,7 +274,7 @@ class wheel {
         warm_rest(*list);
     } while (!detail::list_empty(*list));
     if (wheel_empty()) forget_events();
-    spread();
+    spread(from);
     return fired;
   }
 
@@ -296,9 +298,10 @@ class wheel {
     check_target(to);
     const detail::reentry_guard scope = shell_.enter();
     // A queued timer stays pending: no count changes.
+    const tick_type from = now_;
     const std::size_t queued = walk_to(to, [this](hook_type& timer) { shell_.enqueue(timer); });
     now_ = to;
-    spread();
+    spread(from);
     if (shell_.queued()) block_fast_path();
     return queued;
   }
@@ -951,8 +954,9 @@ class wheel {
   // now just below its slot width are set, so one AND finds the levels to
   // look at, and most advances (in no level's last quarter) stop at it,
   // inline.
-  TIMERWHEEL_ALWAYS_INLINE void spread() noexcept {
-    if (const tick_type quarters = now_ & (now_ >> 1) & quarter_bits; quarters != 0)
+  TIMERWHEEL_ALWAYS_INLINE void spread(tick_type from) noexcept {
+    if (const tick_type quarters = now_ & (now_ >> 1) & quarters_longer_than(now_ - from);
+        quarters != 0)
       spread_in(quarters);
   }
 
@@ -1206,6 +1210,14 @@ class wheel {
     for (unsigned k = 1; k < layout::count; ++k) bits |= quarter_bit(k);
     return bits;
   }();
+  // The quarter bits of the levels whose last quarter is longer than `step`
+  // ticks (see spread()).
+  TIMERWHEEL_ALWAYS_INLINE static tick_type quarters_longer_than(tick_type step) noexcept {
+    const auto width = static_cast<unsigned>(std::bit_width(step));
+    return width < std::numeric_limits<tick_type>::digits
+               ? quarter_bits & static_cast<tick_type>(~tick_type{0} << width)
+               : tick_type{0};
+  }
   static constexpr std::size_t no_slot = layout::all_slots;
   // Timers a level-1 cascade walks from the back alone before it walks from
   // both ends (see cascade_to_level0()).

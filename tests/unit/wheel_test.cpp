@@ -813,6 +813,42 @@ TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
   EXPECT_EQ(r.fired_indices(), want);
 }
 
+// An advance that lands in a level's last quarter in one step at least as
+// long as that quarter does not divert the next slot there; the next
+// advance, a short step, does. Timers scheduled before and after either
+// advance, into the slot itself and past it, all fire in scheduling order;
+// the same when the long step is a pop (advance_to_next).
+TEST(Wheel, FifoWhenALongStepLandsInALevelsLastQuarter) {
+  for (const bool pop : {false, true}) {
+    SCOPED_TRACE(pop);
+    rig r(256, 0);
+    std::vector<std::size_t> want;
+    std::size_t next = 2;
+    for (; next <= 100; ++next) {
+      r.w.schedule(r[next], 100);  // level 1, slot 1: the level's next slot
+      want.push_back(next);
+    }
+    // Level 1's last quarter before tick 64 is 48 to 63: one step of 49.
+    r.w.schedule(r[0], 49);
+    if (pop)
+      EXPECT_EQ(r.w.advance_to_next([](tw::timer_hook&) {}), 1U);
+    else
+      r.w.advance(49, [](tw::timer_hook&) {});
+    ASSERT_EQ(r.w.now(), 49U);
+    r.w.check_invariants();
+    for (std::uint64_t t = 50; t < 64; ++t) {
+      r.w.schedule(r[next], 100);
+      want.push_back(next++);
+      r.w.schedule(r[1], t);  // due at once: every advance does work
+      r.w.advance(t, [](tw::timer_hook&) {});
+      r.w.check_invariants();
+    }
+    r.w.advance(100, r.record());
+    EXPECT_EQ(r.fired_indices(), want);
+    r.w.check_invariants();
+  }
+}
+
 // Cancels empty a diverted slot, partly moved down: the wheel then holds only
 // what moved (and after that nothing), and a timer scheduled into the block
 // afterwards still goes past the slot.
