@@ -904,26 +904,25 @@ class wheel {
     }
   }
 
-  // Makes the spare bank of `level` the active one; the active bank, empty
-  // at the start of the block the spare holds, becomes the spare. The banks
-  // keep their places and trade their lists, so that a schedule finds the
-  // active bank at a constant offset: O(occupied slots of the two), each
-  // list's end nodes relinked to the sentinel it moves to.
+  // Makes the spare bank of `level` the active one, at the start of the
+  // block the spare holds, where the active bank is empty (its timers were
+  // all earlier) and becomes the spare. The banks keep their places and the
+  // spare's lists move to the active bank's sentinels, so that a schedule
+  // finds the active bank at a constant offset: O(occupied slots of the
+  // spare), each list's end nodes relinked to its new sentinel.
   void swap_banks(unsigned level) noexcept {
     const std::size_t active = base(level);
     const std::size_t spare = spare_base(level);
     for (std::size_t w = 0; w < layout::words[level]; ++w) {
-      std::uint64_t slots = occupied_.word(active / 64 + w) | occupied_.word(spare / 64 + w);
-      for (; slots != 0; slots &= slots - 1) {
+      for (std::uint64_t slots = occupied_.word(spare / 64 + w); slots != 0; slots &= slots - 1) {
         const std::size_t s = w * 64 + static_cast<std::size_t>(std::countr_zero(slots));
-        detail::list_swap(slots_[active + s], slots_[spare + s]);
+        detail::list_move(slots_[active + s], slots_[spare + s]);
       }
     }
     occupied_.swap_banks(active, spare, level);
     const std::uint64_t b = bit(level);
-    const std::uint64_t was_active = active_levels_ & b;
     active_levels_ = (active_levels_ & ~b) | (spare_levels_ & b);
-    spare_levels_ = (spare_levels_ & ~b) | was_active;
+    spare_levels_ &= ~b;
   }
 
   // The flat index of the next slot of `level` (1 or above), the one that

@@ -72,25 +72,14 @@ inline void list_splice_back(link& to, link& from) noexcept {
   list_init(from);
 }
 
-// Makes `to` the sentinel of the list `from` had (`old`, a copy of its links
-// taken before either changed hands: the list was empty when they point at
-// `from` itself).
-inline void list_adopt(link& to, const link& old, const link& from) noexcept {
-  if (old.next == &from) {
-    list_init(to);
-  } else {
-    to = old;
-    to.next->prev = &to;
-    to.prev->next = &to;
-  }
-}
-
-// Trades the lists of two sentinels: O(1), the end nodes of each relinked.
-inline void list_swap(link& a, link& b) noexcept {
-  const link was_a = a;
-  const link was_b = b;
-  list_adopt(a, was_b, b);
-  list_adopt(b, was_a, a);
+// Moves the list of `from`, which holds nodes, to `to`, whose links are
+// overwritten (an empty list's): O(1), the end nodes relinked; `from`
+// becomes empty.
+inline void list_move(link& to, link& from) noexcept {
+  to = from;
+  to.next->prev = &to;
+  to.prev->next = &to;
+  list_init(from);
 }
 
 // What list_length returns for a list whose links disagree.
