@@ -788,6 +788,17 @@ TEST(Wheel, FifoThroughALevel1CascadeOfEveryLength) {
   }
 }
 
+// Schedules timers `first` to 100 of a rig at now 0 at tick 100 (level 1,
+// slot 1: the level's next slot), in order, each appended to `want`.
+// Returns the index after the last.
+std::size_t fill_next_level1_slot(rig<>& r, std::size_t first, std::vector<std::size_t>& want) {
+  for (std::size_t i = first; i <= 100; ++i) {
+    r.w.schedule(r[i], 100);
+    want.push_back(i);
+  }
+  return 101;
+}
+
 // A level's next slot holding more timers than a few moves an advance can
 // drain before it starts: the moves grow, new timers of its block go past it
 // to the spare bank, and what is left cascades when it starts. Timers keep
@@ -795,11 +806,7 @@ TEST(Wheel, FifoThroughALevel1CascadeOfEveryLength) {
 TEST(Wheel, FifoWhileANearSlotIsPressedForTime) {
   rig r(256, 0);
   std::vector<std::size_t> want;
-  std::size_t next = 1;
-  for (; next <= 100; ++next) {
-    r.w.schedule(r[next], 100);  // level 1, slot 1: the level's next slot
-    want.push_back(next);
-  }
+  std::size_t next = fill_next_level1_slot(r, 1, want);
   for (std::uint64_t t = 1; t < 100; ++t) {
     r.w.schedule(r[0], t);  // due at once: every advance does work
     r.w.advance(t, [](tw::timer_hook&) {});
@@ -823,11 +830,7 @@ TEST(Wheel, FifoWhenALongStepLandsInALevelsLastQuarter) {
     SCOPED_TRACE(pop);
     rig r(256, 0);
     std::vector<std::size_t> want;
-    std::size_t next = 2;
-    for (; next <= 100; ++next) {
-      r.w.schedule(r[next], 100);  // level 1, slot 1: the level's next slot
-      want.push_back(next);
-    }
+    std::size_t next = fill_next_level1_slot(r, 2, want);
     // Level 1's last quarter before tick 64 is 48 to 63: one step of 49.
     r.w.schedule(r[0], 49);
     if (pop)
