@@ -952,7 +952,10 @@ class wheel {
   // Level k is in the last quarter of its slot exactly when the two bits of
   // now just below its slot width are set, so one AND finds the levels to
   // look at, and most advances (in no level's last quarter) stop at it,
-  // inline.
+  // inline. An advance from `from` looks only at the levels whose last
+  // quarter is longer than its step: a step that long lands in the quarter
+  // from before it, and the next advance is either shorter, and spreads, or
+  // as long, and crosses the start, where the slot cascades anyway.
   TIMERWHEEL_ALWAYS_INLINE void spread(tick_type from) noexcept {
     if (const tick_type quarters = now_ & (now_ >> 1) & quarters_longer_than(now_ - from);
         quarters != 0)
