@@ -25,6 +25,7 @@ struct options {
   bool interleave = true;
   bool extras = true;      // W4, W5 and the paper table
   bool list_only = false;  // --benchmark_list_tests: nothing is run
+  int cpu = -1;            // --cpu=N; after pinning, the CPU the run is pinned to (-1: none)
 };
 
 // One benchmark case: a workload at one size on one structure.

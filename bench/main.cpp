@@ -13,7 +13,7 @@
 // tables, CSV and plot data), plot.sh (gnuplot), callgrind.cpp + callgrind.sh (instruction counts).
 //
 // Usage: timerwheel_bench [--quick] [--reps=N] [--seed=N] [--out=DIR] [--all-heaps]
-//                         [--no-interleave] [--no-extras] [benchmark flags...]
+//                         [--no-interleave] [--no-extras] [--cpu=N] [benchmark flags...]
 //   --quick          fewer steps and sizes (the whole run stays under 2 minutes on 2 cores)
 //   --reps=N         repetitions per benchmark (default 5); figures are medians
 //   --seed=N         seed of every workload's sequence (default 42; printed)
@@ -22,6 +22,7 @@
 //   --no-interleave  run each benchmark's repetitions back to back instead of interleaving
 //                    the repetitions of all benchmarks in random order
 //   --no-extras      skip W4 memory, W5 tail and the paper table
+//   --cpu=N          pin the run to CPU N (default: the CPU it starts on)
 // Every other argument goes to Google Benchmark (--benchmark_filter=W1 ...).
 //
 // After Google Benchmark's own output it prints a table (and writes it as CSV): per workload
@@ -48,6 +49,9 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -166,6 +170,8 @@ options parse_options(int& argc, char** argv) {
       o.seed = std::strtoull(v.c_str(), nullptr, 0);
     } else if (take_value(arg, "--out", v)) {
       o.out = v;
+    } else if (take_value(arg, "--cpu", v)) {
+      o.cpu = std::atoi(v.c_str());
     } else if (arg == "--help" || arg == "-h") {
       std::cout << "timerwheel_bench [--quick] [--reps=N] [--seed=N] [--out=DIR] [--all-heaps]\n"
                    "                 [--no-interleave] [benchmark flags...]\n"
@@ -175,7 +181,8 @@ options parse_options(int& argc, char** argv) {
                    "  --out=DIR        directory of latest.csv (default results)\n"
                    "  --all-heaps      also run the heap that reads its keys through the nodes\n"
                    "  --no-interleave  run each benchmark's repetitions back to back\n"
-                   "  --no-extras      skip W4 memory, W5 tail and the paper table\n\n"
+                   "  --no-extras      skip W4 memory, W5 tail and the paper table\n"
+                   "  --cpu=N          pin the run to CPU N (default: the CPU it starts on)\n\n"
                    "Google Benchmark's flags:\n";
       argv[kept++] = argv[i];
     } else {
@@ -632,10 +639,39 @@ void run_extras(const options& o) {
   }
 }
 
+// Pins the process to `cpu`, or where that is -1 to the CPU it runs on now, so that every
+// repetition of a run runs on one core: the two vCPUs of a virtual machine can sit on host cores
+// whose memory latency differs by 2x, which moves the structures that walk lists and not those
+// whose misses overlap; a thread that moved between them mid-run timed some repetitions on one
+// core and some on the other.
+// Returns the CPU pinned to; -1 where pinning failed (the run goes on unpinned).
+int pin_to_cpu(int cpu) {
+#if defined(__linux__)
+  if (cpu < 0) cpu = sched_getcpu();
+  if (cpu < 0) return -1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) return -1;
+  return cpu;
+#else
+  (void)cpu;
+  return -1;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const options o = parse_options(argc, argv);
+  options o = parse_options(argc, argv);
+  if (!o.list_only) {
+    const int asked = o.cpu;
+    o.cpu = pin_to_cpu(asked);
+    if (asked >= 0 && o.cpu != asked) {
+      std::cerr << "timerwheel_bench: cannot pin the run to CPU " << asked << "\n";
+      return 2;
+    }
+  }
 #if defined(__GLIBC__)
   // Every repetition builds its nodes afresh: tens of MB at 1e6 timers. glibc maps blocks that
   // large and unmaps them when freed, so each repetition page-faulted all of its nodes in again

@@ -179,6 +179,10 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
      << "flags:    " << TIMERWHEEL_BENCH_FLAGS << " (build type " << TIMERWHEEL_BENCH_BUILD_TYPE
      << ")\n"
      << "commit:   " << TIMERWHEEL_BENCH_COMMIT << "\n"
+     << "cpu:      "
+     << (o.cpu >= 0 ? "pinned to CPU " + std::to_string(o.cpu) + " (--cpu=N picks another)"
+                    : std::string("not pinned"))
+     << "\n"
      << "layout:   " << layout_name() << "\n"
      << "seed:     " << o.seed << "\n"
      << "mode:     " << mode << ", after 10% more untimed warm-up steps (W6: at least N holds); W3 "

@@ -52,15 +52,18 @@ cmake --build --preset release --target timerwheel_bench timerwheel_bench_packed
 
 bin=build/release/bench
 mkdir -p "$out/line64" "$out/packed32"
+# Both layouts' runs on one core, the one this script runs on now (a --cpu=N among the
+# arguments, passed after this one, picks another): see pin_to_cpu in bench/main.cpp.
+cpu=$(awk '{print $39}' /proc/self/stat)
 status=0
 # 64-byte nodes: everything.
 start=$SECONDS
-"$bin/timerwheel_bench" "${mode[@]}" --out="$out/line64" "${args[@]}" |
+"$bin/timerwheel_bench" "${mode[@]}" --out="$out/line64" --cpu="$cpu" "${args[@]}" |
   tee "$out/line64/output.txt" || status=$?
 # Packed nodes: the workloads whose figures the layout moves (a node touched per step or per
 # timer), on the structures the goals compare; no extras (W4's bytes do not depend on the
 # layout, W5 and the paper table stay with the 64-byte run).
-"$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras \
+"$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras --cpu="$cpu" \
   --benchmark_filter='^(W1/churn|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|hitime_scheme|floor)/' \
   "${args[@]}" | tee "$out/packed32/output.txt" || status=$?
 echo "bench.sh: both runs took $((SECONDS - start)) s"
