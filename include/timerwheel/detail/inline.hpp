@@ -5,7 +5,8 @@
 // call a dozen more. Their rare branches go out of line instead, so that what
 // is forced inline stays small. Also for what a function written out once
 // per level calls (the wheel's spread_in), which the compiler otherwise
-// keeps out of line, a call a move.
+// keeps out of line, a call a move; and for the pop's path most holds take
+// (the wheel's take_lone).
 #pragma once
 
 #if defined(__GNUC__) || defined(__clang__)
