@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -171,7 +172,11 @@ options parse_options(int& argc, char** argv) {
     } else if (take_value(arg, "--out", v)) {
       o.out = v;
     } else if (take_value(arg, "--cpu", v)) {
-      o.cpu = std::atoi(v.c_str());
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), o.cpu);
+      if (ec != std::errc{} || end != v.data() + v.size() || o.cpu < 0) {
+        std::cerr << "timerwheel_bench: --cpu wants a CPU number, got '" << v << "'\n";
+        std::exit(2);
+      }
     } else if (arg == "--help" || arg == "-h") {
       std::cout << "timerwheel_bench [--quick] [--reps=N] [--seed=N] [--out=DIR] [--all-heaps]\n"
                    "                 [--no-interleave] [benchmark flags...]\n"
