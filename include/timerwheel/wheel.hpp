@@ -901,7 +901,7 @@ class wheel {
       if (level == 1)
         cascade_to_level0(sentinel);
       else
-        cascade(sentinel);
+        cascade_below(sentinel, level);
     }
   }
 
@@ -1119,24 +1119,78 @@ class wheel {
   // cascade the stack's setup, the short ones (most) included.
   TIMERWHEEL_NOINLINE void cascade_long_to_level0(link* front, link* back) noexcept {
     constexpr std::size_t level0_slots = std::size_t{layout::slot_mask[0]} + 1;
-    if constexpr (level0_slots <= 256) {
-      link* const level0 = &slots_[base(0)];
-      std::array<link*, level0_slots> after;
-      for (std::size_t s = 0; s < level0_slots; ++s) after[s] = level0 + s;
-      // [front, back] is what is left, in list order.
-      for (;;) {
-        link* const ahead = front->next;
-        link* const behind = back->prev;
-        detail::list_insert_after(*after[level0_slot(deadline_of(*back))], *back);
-        if (front == back) return;
-        link*& point = after[level0_slot(deadline_of(*front))];
-        detail::list_insert_after(*point, *front);
-        point = front;
-        if (ahead == back) return;
-        front = ahead;
-        back = behind;
-      }
+    static_assert(layout::bank_base[0] == 0, "level 0's active bank is first");
+    if constexpr (level0_slots <= 256)
+      cascade_both_ends<level0_slots>(front, back, level0_slots,
+                                      [this](tick_type d) { return base(0) + level0_slot(d); });
+  }
+
+  // cascade() for a slot of `level` (2 or above) that starts now, from both
+  // ends as cascade_to_level0() does for level 1: its timers all go to the
+  // active banks below it, flat slots [0, base(level)), which the front
+  // walk's table holds when they are at most front_points; more take the
+  // walk from the back alone.
+  void cascade_below(link& sentinel, unsigned level) noexcept {
+    const std::size_t targets = base(level);
+    if (targets > front_points) {
+      cascade(sentinel);
+      return;
     }
+    link* front = sentinel.next;
+    link* back = sentinel.prev;
+    detail::list_init(sentinel);
+    mark_empty_if_slot(&sentinel);
+    for (unsigned n = 0; n < short_walk; ++n) {
+      link* const prev = back->prev;
+      place(*back, deadline_of(*back), true);
+      if (back == front) return;
+      back = prev;
+    }
+    cascade_long_below(front, back, targets);
+  }
+
+  // cascade_below() for what is left of a long list, out of line as
+  // cascade_long_to_level0() is.
+  TIMERWHEEL_NOINLINE void cascade_long_below(link* front, link* back,
+                                              std::size_t targets) noexcept {
+    cascade_both_ends<front_points>(front, back, targets,
+                                    [this](tick_type d) { return active_slot_opened(d); });
+  }
+
+  // Moves [front, back], what is left of a cascading list in list order, to
+  // the front of the lists of flat slots [0, targets), where `target` sends
+  // each deadline (and marks that list occupied), from both ends at once:
+  // every list gets, in order, the front walk's timers, then the back
+  // walk's, then what it held (see cascade_to_level0()).
+  template <std::size_t Points, class Target>
+  TIMERWHEEL_ALWAYS_INLINE void cascade_both_ends(link* front, link* back, std::size_t targets,
+                                                  Target target) noexcept {
+    // Where the front walk puts its next timer, per target list.
+    std::array<link*, Points> after;
+    for (std::size_t s = 0; s < targets; ++s) after[s] = &slots_[s];
+    for (;;) {
+      link* const ahead = front->next;
+      link* const behind = back->prev;
+      detail::list_insert_after(*after[target(deadline_of(*back))], *back);
+      if (front == back) return;
+      link*& point = after[target(deadline_of(*front))];
+      detail::list_insert_after(*point, *front);
+      point = front;
+      if (ahead == back) return;
+      front = ahead;
+      back = behind;
+    }
+  }
+
+  // The flat index of the active slot of `deadline`, which lies in the
+  // block of a slot starting now at a level above its own (no slot of its
+  // level is diverted: start_slots() ended those), marked occupied as
+  // place() marks the list it is about to fill.
+  std::size_t active_slot_opened(tick_type deadline) noexcept {
+    const std::size_t level = level_of(deadline);
+    const std::size_t index = base(level) + slot_of(deadline, level);
+    if (detail::list_empty(slots_[index])) open_slot(&slots_[index], level, deadline);
+    return index;
   }
 
   // The level-0 slot (of the active bank) of a deadline in now's level-0
@@ -1225,6 +1279,10 @@ class wheel {
   // Timers a level-1 cascade walks from the back alone before it walks from
   // both ends (see cascade_to_level0()).
   static constexpr unsigned short_walk = 8;
+  // The most target lists whose front walk's table (8 bytes each, on the
+  // stack) a cascade from both ends keeps (see cascade_below()).
+  static constexpr std::size_t front_points =
+      std::min<std::size_t>(layout::total_slots, std::size_t{1024});
   // A slot of at most this many timers is not diverted (see spread_in()).
   static constexpr unsigned small_slot = 8;
   // Timers fire_next() fires from a level-0 list before it loads the rest

@@ -788,6 +788,51 @@ TEST(Wheel, FifoThroughALevel1CascadeOfEveryLength) {
   }
 }
 
+// A level-2 slot cascades from both of its ends at once as well, into
+// levels 1 and 0. Every length across the switch from the back walk alone,
+// with deadlines at both levels and equal ones interleaved: all fire in
+// (deadline, scheduling) order, whether the slot starts in a jump, or after
+// advances that moved some of its timers ahead of time and left the rest
+// (the advances stop `left` ticks short of its start, in its last quarter).
+void check_level2_cascade(std::size_t n, std::uint64_t left) {
+  rig r(n + 1, 0);
+  const std::size_t busy = n;  // due at every step: each advance does work
+  std::vector<std::pair<std::uint64_t, std::size_t>> want;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Level 2, slot 1: ticks 4096 to 8191; i % 3 == 0 lands in level 0 there.
+    const std::uint64_t deadline = 4096 + (i % 3 == 0 ? i % 4 : (i * 7 % 5) * 700 + i % 2);
+    r.w.schedule(r[i], deadline);
+    want.emplace_back(deadline, i);
+  }
+  for (std::uint64_t t = 3072; t + left < 4096; ++t) {
+    r.w.schedule(r[busy], t);
+    r.w.advance(t, [](tw::timer_hook&) {});
+  }
+  r.w.check_invariants();
+  r.w.advance(9000, [&r, busy](rig<>::hook& h) {
+    if (&h != &r[busy]) r.record()(h);
+  });
+  std::stable_sort(want.begin(), want.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  idx expected;
+  for (const auto& [deadline, i] : want) expected.push_back(i);
+  EXPECT_EQ(r.fired_indices(), expected);
+  for (std::size_t k = 0; k < r.fired.size(); ++k) EXPECT_EQ(r.fired[k].now, want[k].first);
+}
+
+TEST(Wheel, FifoThroughALevel2CascadeOfEveryLength) {
+  for (std::size_t n = 0; n <= 40; ++n) {
+    SCOPED_TRACE(n);
+    check_level2_cascade(n, 1024);  // no advance: the slot starts in a jump
+    check_level2_cascade(n, 1000);  // a few moved ahead of time, the rest cascades
+  }
+  for (std::size_t n : {257U, 1000U, 5000U}) {
+    SCOPED_TRACE(n);
+    check_level2_cascade(n, 1024);
+    check_level2_cascade(n, 1000);
+  }
+}
+
 // Schedules timers `first` to 100 of a rig at now 0 at tick 100 (level 1,
 // slot 1: the level's next slot), in order, each appended to `want`.
 // Returns the index after the last.
