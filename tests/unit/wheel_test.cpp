@@ -744,6 +744,18 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
   EXPECT_EQ(at_4101, want_4101);
 }
 
+// That `r` fired the timers of `want`, {deadline, index} in scheduling
+// order, in (deadline, scheduling) order, each at its deadline.
+void expect_fired_in_deadline_order(const rig<>& r,
+                                    std::vector<std::pair<std::uint64_t, std::size_t>> want) {
+  std::stable_sort(want.begin(), want.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  idx expected;
+  for (const auto& [deadline, i] : want) expected.push_back(i);
+  EXPECT_EQ(r.fired_indices(), expected);
+  for (std::size_t k = 0; k < r.fired.size(); ++k) EXPECT_EQ(r.fired[k].now, want[k].first);
+}
+
 // A level-1 slot cascades from both of its ends at once, past its first few
 // timers (the back ones). Every length across that switch, odd and even,
 // with five deadlines interleaved: all fire in (deadline, scheduling) order,
@@ -767,12 +779,7 @@ void check_level1_cascade(std::size_t n, bool step_by_step) {
     r.w.check_invariants();
   }
   EXPECT_EQ(r.w.advance(200, r.record()), n);
-  std::stable_sort(want.begin(), want.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  idx expected;
-  for (const auto& [deadline, i] : want) expected.push_back(i);
-  EXPECT_EQ(r.fired_indices(), expected);
-  for (std::size_t k = 0; k < r.fired.size(); ++k) EXPECT_EQ(r.fired[k].now, want[k].first);
+  expect_fired_in_deadline_order(r, want);
 }
 
 TEST(Wheel, FifoThroughALevel1CascadeOfEveryLength) {
@@ -812,12 +819,7 @@ void check_level2_cascade(std::size_t n, std::uint64_t left) {
   r.w.advance(9000, [&r, busy](rig<>::hook& h) {
     if (&h != &r[busy]) r.record()(h);
   });
-  std::stable_sort(want.begin(), want.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  idx expected;
-  for (const auto& [deadline, i] : want) expected.push_back(i);
-  EXPECT_EQ(r.fired_indices(), expected);
-  for (std::size_t k = 0; k < r.fired.size(); ++k) EXPECT_EQ(r.fired[k].now, want[k].first);
+  expect_fired_in_deadline_order(r, want);
 }
 
 TEST(Wheel, FifoThroughALevel2CascadeOfEveryLength) {
