@@ -294,6 +294,12 @@ class wheel {
     return node;
   }
 
+  // take_lone() for walk_to(), out of line: inlined, it made walk_to's
+  // loop larger for every advance.
+  TIMERWHEEL_NOINLINE link& take_lone_out_of_line(unsigned slot) noexcept {
+    return take_lone(slot);
+  }
+
   // advance(to) past its O(1) path.
   std::size_t queue_due(tick_type to) {
     check_target(to);
@@ -762,6 +768,14 @@ class wheel {
       }
       now_ = lower_bound_ = e.start;
       if (e.what == next_step::kind::slot_start) {
+        // The earliest timer alone in its level-1 slot, where the advance
+        // passes the whole slot: taken from there, with no stop in level 0
+        // on the way (see fire_next()).
+        if (distance(to) > layout::slot_width[1] && lone_at_level1(e)) [[unlikely]] {
+          ++fired;
+          sink(access::from_links<hook_type>(take_lone_out_of_line(e.slot)));
+          continue;
+        }
         start_slots(e.start);
         continue;
       }

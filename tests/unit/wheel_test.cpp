@@ -1330,6 +1330,60 @@ TEST(Wheel, AdvanceToNextFiresALoneLevel1Timer) {
   EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5000));
 }
 
+// An advance past whole level-1 slots takes a timer alone in one of them,
+// level 0 empty, from there as the pop does. Not before its deadline (an
+// advance into its slot but short of it fires nothing); in order with what
+// the callbacks schedule at now and in between; now() its deadline in the
+// callback; the pull form queues the same in the same order; a throw
+// leaves now at the deadline of the timer that threw and the rest pending.
+TEST(Wheel, AdvanceFiresLoneLevel1TimersOnTheWay) {
+  rig r(12, 0);
+  r.w.schedule(r[0], 100);                     // level 1, slot 1 (ticks 64 to 127), alone
+  r.w.schedule(r[1], 200);                     // slot 3, alone
+  r.w.schedule(r[2], 300);                     // slot 4, alone
+  r.w.schedule(r[6], 5000);                    // level 2
+  EXPECT_EQ(r.w.advance(70, r.record()), 0U);  // into slot 1, short of 100
+  EXPECT_TRUE(r[0].pending());
+  EXPECT_EQ(r.w.advance(1000,
+                        [&](tw::timer_hook& h) {
+                          r.fired.push_back({r.index(h), r.w.now()});
+                          EXPECT_FALSE(h.pending());
+                          if (r.index(h) != 0) return;
+                          r.w.schedule(r[3], r.w.now());  // due now: fires next
+                          r.w.schedule(r[4], 150);        // between the lone ones
+                          r.w.schedule(r[5], 2000);       // beyond this advance
+                        }),
+            5U);
+  EXPECT_EQ(r.w.now(), 1000U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{0, 100}, {3, 100}, {4, 150}, {1, 200}, {2, 300}}));
+  EXPECT_TRUE(r[5].pending());
+  EXPECT_TRUE(r[6].pending());
+  r.w.check_invariants();
+
+  // The pull form.
+  r.w.schedule(r[7], 1100);  // level 1 at now 1000: slot 17, alone
+  r.w.schedule(r[8], 1300);  // slot 20, alone
+  EXPECT_EQ(r.w.advance(1500), 2U);
+  EXPECT_EQ(r.w.take_expired(), &r[7]);
+  EXPECT_EQ(r.w.take_expired(), &r[8]);
+  EXPECT_EQ(r.w.take_expired(), nullptr);
+  r.w.check_invariants();
+
+  // A throw from the first of two.
+  r.w.schedule(r[9], 1600);  // slot 25, alone
+  r.w.schedule(r[10], 1700);
+  EXPECT_THROW(r.w.advance(1900, [](tw::timer_hook&) { throw std::runtime_error("boom"); }),
+               std::runtime_error);
+  EXPECT_EQ(r.w.now(), 1600U);
+  EXPECT_FALSE(r[9].pending());
+  EXPECT_TRUE(r[10].pending());
+  r.w.check_invariants();
+  r.fired.clear();
+  EXPECT_EQ(r.w.advance(1900, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{10, 1700}}));
+  r.w.check_invariants();
+}
+
 // A level-0 slot longer than the pop fires before it loads the rest: the
 // callbacks before that load cancel timers of the slot and schedule more at
 // now, and the load walks the list as they left it.
