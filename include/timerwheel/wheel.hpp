@@ -771,7 +771,7 @@ class wheel {
         // The earliest timer alone in its level-1 slot, where the advance
         // passes the whole slot: taken from there, with no stop in level 0
         // on the way (see fire_next()).
-        if (distance(to) > layout::slot_width[1] && lone_at_level1(e)) [[unlikely]] {
+        if (lone_passed_by(e, to)) [[unlikely]] {
           ++fired;
           sink(access::from_links<hook_type>(take_lone_out_of_line(e.slot)));
           continue;
@@ -866,6 +866,16 @@ class wheel {
     } else {
       return false;
     }
+  }
+
+  // Whether the slot start `e`, just reached, is one that lone_at_level1()
+  // takes, and an advance to `to` passes the whole of that level-1 slot, so
+  // that its lone timer is due by then.
+  bool lone_passed_by(const next_step& e, tick_type to) const noexcept {
+    if constexpr (layout::count > 2)
+      return distance(to) > layout::slot_width[1] && lone_at_level1(e);
+    else
+      return false;
   }
 
   // The next event of a non-empty wheel: the first occupied slot of the
