@@ -4,10 +4,11 @@
 // occupied slot of a bank is at most two counts of trailing zeros away.
 #pragma once
 
-#include <array>
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 
 #include "abi.hpp"
@@ -49,7 +50,7 @@ class occupancy {
   // bank that starts at flat slot `base`, scanning cyclically from offset
   // `from`. O(1).
   unsigned first(std::size_t base, unsigned from) const noexcept {
-    const std::uint64_t* words = words_.data() + base / 64;
+    const std::uint64_t* words = words_ + base / 64;
     if constexpr (Layout::single_word) {
       const std::uint64_t ahead = words[0] & (~std::uint64_t{0} << from);
       return static_cast<unsigned>(std::countr_zero(ahead != 0 ? ahead : words[0]));
@@ -94,8 +95,8 @@ class occupancy {
 
   // Marks every slot empty. O(slots / 64).
   void clear() noexcept {
-    words_ = {};
-    summary_ = {};
+    std::fill(std::begin(words_), std::end(words_), 0);
+    std::fill(std::begin(summary_), std::end(summary_), 0);
   }
 
   // For the invariant checker: word `w` of the bitmap and the summary of
@@ -112,8 +113,14 @@ class occupancy {
       f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
   }
 
-  std::array<std::uint64_t, Layout::all_words> words_{};
-  std::array<std::uint64_t, 2 * Layout::count> summary_{};  // per bank
+  // Plain arrays: g++ reaches an element of a std::array through a returned
+  // reference and then no longer tells which member of the wheel a store to
+  // it hits. A cancel that empties a slot stores a word here; with std::array
+  // that store could alias the wheel's now, and a caller's loop of cancels
+  // and schedules read now from memory at every schedule instead of keeping
+  // it in a register.
+  std::uint64_t words_[Layout::all_words]{};
+  std::uint64_t summary_[2 * Layout::count]{};  // per bank
 };
 
 }  // namespace timerwheel::inline TIMERWHEEL_ABI::detail
