@@ -891,7 +891,9 @@ class wheel {
       const unsigned level = static_cast<unsigned>(std::countr_zero(active_levels_));
       e.slot = first_occupied(base(level), slot_number(now_, level));
       e.start = slot_start(level, e.slot);
-      if (level == 0) e.what = next_step::kind::fire;
+      // Level 0 lies before every spare bank's block and every diverted
+      // slot's start: each is at the start of a later level-1 slot.
+      if (level == 0) return {e.start, e.slot, next_step::kind::fire};
     }
     // A diverted slot's start is an event even when nothing waits for it:
     // the diversion must end there.
