@@ -331,9 +331,16 @@ std::string machine() {
   double load[3] = {0, 0, 0};
   std::ifstream la("/proc/loadavg");
   la >> load[0] >> load[1] >> load[2];
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%s, %u cores, load average %.2f %.2f %.2f", cpu.c_str(),
-                std::thread::hardware_concurrency(), load[0], load[1], load[2]);
+  // The cores this run may use: a run started under taskset puts every thread of T on those,
+  // and its figures then say nothing about T cores.
+  ::cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const int usable =
+      ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%s, %u cores (%d usable by this run), load average %.2f %.2f %.2f", cpu.c_str(),
+                std::thread::hardware_concurrency(), usable, load[0], load[1], load[2]);
   return buf;
 }
 
