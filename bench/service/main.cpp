@@ -111,12 +111,17 @@ std::int64_t cpu_ns() {
   return ns(u.ru_utime) + ns(u.ru_stime);
 }
 
+// The cores this process may use (all of them unless started under taskset or the like), and
+// their count; a count of 0 when the mask cannot be read.
+int usable_cores(::cpu_set_t& allowed) {
+  CPU_ZERO(&allowed);
+  return ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+}
+
 // Pins the calling thread to core `t` modulo the cores this process may use.
 void pin_to(int t) {
   ::cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  const int n = CPU_COUNT(&allowed);
+  const int n = usable_cores(allowed);
   if (n == 0) return;
   int k = t % n;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
@@ -334,9 +339,7 @@ std::string machine() {
   // The cores this run may use: a run started under taskset puts every thread of T on those,
   // and its figures then say nothing about T cores.
   ::cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  const int usable =
-      ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+  const int usable = usable_cores(allowed);
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s, %u cores (%d usable by this run), load average %.2f %.2f %.2f", cpu.c_str(),

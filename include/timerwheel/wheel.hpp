@@ -899,10 +899,8 @@ class wheel {
     // the diversion must end there.
     if (const std::uint64_t starts = spare_levels_ | diverted_.levels() >> 1; starts != 0) {
       const tick_type block = next_start(static_cast<unsigned>(std::countr_zero(starts)) + 1);
-      if (active_levels_ == 0 || distance(block) < distance(e.start)) {
-        e.start = block;
-        e.what = next_step::kind::slot_start;
-      }
+      // Past level 0 every event found is a slot start, as e already says.
+      if (active_levels_ == 0 || distance(block) < distance(e.start)) e.start = block;
     }
     return e;
   }
