@@ -377,7 +377,7 @@ class wheel {
 
   // Drops every pending timer; each hook becomes idle. O(n + slots).
   void clear() noexcept {
-    diverted_.end(~std::uint64_t{0});
+    end_diversions(~std::uint64_t{0});
     occupied_.for_each([this](std::size_t index) { unlink_all(slots_[index]); });
     occupied_.clear();
     active_levels_ = 0;
@@ -395,6 +395,7 @@ class wheel {
     occupied_.for_each([&](std::size_t index) { shell_type::visit_list(slots_[index], f); });
     for (unsigned level = 0; level < layout::count; ++level)
       shell_type::visit_list(diverted_.waiting(level), f);
+    fronts_.for_each([&](const link& list) { shell_type::visit_list(list, f); });
     shell_type::visit_list(far_, f);
     shell_.visit(f);
   }
@@ -622,7 +623,7 @@ class wheel {
       if (wheel_empty()) {
         // An emptied wheel keeps no bound that would stop an advance at the
         // start of a diverted slot: the diversion ends with the timers.
-        diverted_.end(~std::uint64_t{0});
+        end_diversions(~std::uint64_t{0});
         // Distances from now drift as now moves: an empty wheel's stale
         // bound could read as nearer than a new event. The farthest tick
         // ahead reads as after every event.
@@ -656,7 +657,33 @@ class wheel {
   }
 
   void mark_empty_if_waiting(const link* sentinel) noexcept {
-    if (const link* slot = diverted_.owner_of_waiting(sentinel)) mark_empty(index_of(slot));
+    if (const link* slot = diverted_.owner_of_waiting(sentinel)) {
+      mark_empty(index_of(slot));
+      return;
+    }
+    unsigned level;
+    std::size_t s;
+    if (fronts_.owner(sentinel, level, s)) {
+      const std::size_t index = spare_base(level - 1) + s;
+      if (detail::list_empty(held_in(index))) mark_empty(index);
+    }
+  }
+
+  // The list of the timers that the walk from the front of the level above
+  // moved towards spare slot `index` (see spread()); nullptr for a slot of
+  // an active bank or of a level without one.
+  const link* front_of(std::size_t index) const noexcept {
+    if (index < layout::total_slots) return nullptr;
+    const unsigned below = layout::level_of_word[index / 64];
+    if (!fronts::walks_front(below + 1)) return nullptr;
+    return &fronts_.list(below + 1, index - spare_base(below));
+  }
+
+  // Whether a front list holds timers of spare slot `index`, which then
+  // stays marked occupied when its own list empties.
+  bool front_holds(std::size_t index) const noexcept {
+    const link* front = front_of(index);
+    return front != nullptr && !detail::list_empty(*front);
   }
 
   // The timers of slot `index`: its own list, or for a diverted slot, the
@@ -673,6 +700,9 @@ class wheel {
   }
 
   TIMERWHEEL_ALWAYS_INLINE void mark_empty(std::size_t index) noexcept {
+    if constexpr (fronts::walks_any)
+      if (index >= layout::total_slots && front_holds(index)) [[unlikely]]
+        return;
     if (!occupied_.reset(index)) return;
     const std::size_t word = index / 64;
     (active_word(word) ? active_levels_ : spare_levels_) &= ~bit(layout::level_of_word[word]);
@@ -701,20 +731,22 @@ class wheel {
     // its slot's start, so a slot starting at or after the best deadline
     // found is never scanned: a coarse slot may hold thousands of timers,
     // and timers moved into the banks below by the spreading come first.
-    const link* active = nullptr;
+    std::size_t active = no_slot;
     tick_type active_start = now_;  // for a top-level slot past a wrap, now
     if (active_levels_ != 0) {
       const unsigned k = static_cast<unsigned>(std::countr_zero(active_levels_));
       const unsigned s = first_occupied(base(k), slot_number(now_, k));
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
-      active = &held_in(slot_index(k, s));
+      active = slot_index(k, s);
       if (const tick_type start = slot_start(k, s); !behind(start)) active_start = start;
     }
     std::optional<tick_type> best;
-    const auto consider = [&](tick_type start, const link* slot) {
+    // `index`: the slot to scan, or no_slot for a level-0 slot, whose start
+    // is its timers' deadline.
+    const auto consider = [&](tick_type start, std::size_t index) {
       if (best && distance(start) >= distance(*best)) return;
-      const tick_type first = slot == nullptr ? start : earliest_in(*slot);
+      const tick_type first = index == no_slot ? start : earliest_of(index);
       if (!best || distance(first) < distance(*best)) best = first;
     };
     // The spare banks, in the order of their blocks, the active slot in its
@@ -726,17 +758,30 @@ class wheel {
       const std::size_t base = spare_base(j);
       const unsigned s = first_occupied(base, 0);
       const tick_type start = static_cast<tick_type>(block | (tick_type{s} << layout::shift[j]));
-      if (active != nullptr && distance(active_start) < distance(start)) {
+      if (active != no_slot && distance(active_start) < distance(start)) {
         consider(active_start, active);
-        active = nullptr;
+        active = no_slot;
       }
-      consider(start, j == 0 ? nullptr : &held_in(base + s));
+      consider(start, j == 0 ? no_slot : base + s);
     }
-    if (active != nullptr) consider(active_start, active);
+    if (active != no_slot) consider(active_start, active);
     if (best) return best;
     if constexpr (layout::has_far)
       if (!detail::list_empty(far_)) return earliest_in(far_);
     return std::nullopt;
+  }
+
+  // The earliest deadline of occupied slot `index`: in its list (for a
+  // diverted slot, the timers waiting in it) and, for a spare slot, in the
+  // front list of the level above (see spread()).
+  tick_type earliest_of(std::size_t index) const noexcept {
+    const link& list = held_in(index);
+    const link* front = front_of(index);
+    if (front == nullptr || detail::list_empty(*front)) return earliest_in(list);
+    if (detail::list_empty(list)) return earliest_in(*front);
+    const tick_type a = earliest_in(list);
+    const tick_type b = earliest_in(*front);
+    return distance(b) < distance(a) ? b : a;
   }
 
   tick_type earliest_in(const link& sentinel) const noexcept {
@@ -799,7 +844,7 @@ class wheel {
   // For a wheel just found empty: no diversion and no next event, so that
   // no later advance stops at a slot start that has no timers.
   void forget_events() noexcept {
-    diverted_.end(~std::uint64_t{0});
+    end_diversions(~std::uint64_t{0});
     lower_bound_ = no_event();
   }
 
@@ -911,22 +956,76 @@ class wheel {
   // cascades to the front of the lists below, the lowest level first: what
   // is left in a slot was scheduled before every timer of its deadline that
   // moved out of it or was sent past it, and before what is left in the
-  // slots below (all of which came from it).
+  // slots below (all of which came from it). The timers a level's front walk
+  // moved are older still: those of now's slot of the level below go in
+  // front of the slot's own before it cascades (the level below cascades
+  // first), the others in front of their lists after it.
   void start_slots(tick_type start) noexcept {
     const unsigned top = layout::level_of_start[static_cast<unsigned>(std::countr_zero(start))];
-    diverted_.end((~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1});
+    const std::uint64_t ending = (~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1};
+    std::uint64_t fronted = 0;
+    if constexpr (fronts::walks_any) {
+      fronted = fronts_.levels() & ending;
+      for (std::uint64_t f = fronted; f != 0; f &= f - 1)
+        return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
+    }
+    diverted_.end(ending);
     for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
       swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
     // Only the levels with timers, lowest first.
-    for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
+    for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
+         held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
       link& sentinel = slots_[slot_index(level, slot_number(start, level))];
-      if (detail::list_empty(sentinel)) continue;
-      if (level == 1)
-        cascade_to_level0(sentinel);
-      else
-        cascade_below(sentinel, level);
+      if (!detail::list_empty(sentinel)) {
+        if (level == 1)
+          cascade_to_level0(sentinel);
+        else
+          cascade_below(sentinel, level);
+      }
+      if constexpr (fronts::walks_any)
+        if ((fronted >> level & 1) != 0) splice_fronts(level);
     }
+  }
+
+  // Puts the timers of the front lists of `level` (but the first, which
+  // start_slots() has returned) in front of the lists of the level below,
+  // whose bank became the active one at the start of the slot they came
+  // from; their slots are marked occupied already.
+  void splice_fronts(unsigned level) noexcept {
+    for (std::size_t s = 1; s < fronts_.slots(level); ++s)
+      detail::list_splice_front(slots_[base(level - 1) + s], fronts_.list(level, s));
+    fronts_.release(level);
+  }
+
+  // Puts the timers of front list `s` of `level` back in front of the timers
+  // still waiting in the diverted slot they came from (older than all of
+  // them), and clears the bit of their spare slot when it holds no other.
+  void return_front(unsigned level, std::size_t s) noexcept {
+    link& front = fronts_.list(level, s);
+    if (detail::list_empty(front)) return;
+    link& waiting = diverted_.waiting(level);
+    if (detail::list_empty(waiting)) {
+      const std::size_t source = index_of(diverted_.slot(level));
+      mark_occupied(active_word(source / 64) ? active_levels_ : spare_levels_, level, source);
+    }
+    detail::list_splice_front(waiting, front);
+    const std::size_t index = spare_base(level - 1) + s;
+    if (detail::list_empty(held_in(index))) mark_empty(index);
+  }
+
+  // Ends the diversions of the levels in `levels` anywhere but at their
+  // slots' start: the timers the front walks moved go back to their slots
+  // with those still waiting there, in front.
+  void end_diversions(std::uint64_t levels) noexcept {
+    if constexpr (fronts::walks_any) {
+      for (std::uint64_t f = fronts_.levels() & levels; f != 0; f &= f - 1) {
+        const auto level = static_cast<unsigned>(std::countr_zero(f));
+        for (std::size_t s = 0; s < fronts_.slots(level); ++s) return_front(level, s);
+        fronts_.release(level);
+      }
+    }
+    diverted_.end(levels);
   }
 
   // Makes the spare bank of `level` the active one, at the start of the
@@ -941,6 +1040,9 @@ class wheel {
     for (std::size_t w = 0; w < layout::words[level]; ++w) {
       for (std::uint64_t slots = occupied_.word(spare / 64 + w); slots != 0; slots &= slots - 1) {
         const std::size_t s = w * 64 + static_cast<std::size_t>(std::countr_zero(slots));
+        // A spare slot of only front-walked timers has an empty list: they
+        // join it after its start (see start_slots()).
+        if (fronts::walks_any && detail::list_empty(slots_[spare + s])) continue;
         detail::list_move(slots_[active + s], slots_[spare + s]);
       }
     }
@@ -1028,7 +1130,15 @@ class wheel {
     link& from = diverted_.waiting(level);
     if (detail::list_empty(from)) return false;
     const unsigned moves = spreading::moves(layout::slot_width[level], distance(start));
+    // Every other move from the front, where the slot only shrinks: a
+    // diverted slot 0 of the level's own spare bank gains older timers in
+    // front from the level above while it waits.
+    const bool both_ends = fronts::walks_front(level) && source != spare_base(level);
     for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
+      if (both_ends && (n & 1) != 0) {
+        move_front(level, *from.next);
+        continue;
+      }
       link& node = *from.prev;
       detail::list_unlink(node);
       detail::list_push_front(spare_slot(level, deadline_of(node)), node);
@@ -1036,6 +1146,18 @@ class wheel {
     if (!detail::list_empty(from)) return true;
     mark_empty(source);
     return false;
+  }
+
+  // A move of the walk from the front: `node`, the oldest timer waiting in
+  // the diverted slot of `level`, older than every timer of its deadline in
+  // the spare bank below and in the slot, to the back of the front list of
+  // its spare slot.
+  void move_front(unsigned level, link& node) noexcept {
+    detail::list_unlink(node);
+    const std::size_t s = slot_of(deadline_of(node), level - 1);
+    detail::list_push_back(fronts_.list(level, s), node);
+    mark_occupied(spare_levels_, level - 1, spare_base(level - 1) + s);
+    fronts_.hold(level);
   }
 
   // Whether a slot holds at most small_slot timers: cascaded at its start,
@@ -1235,7 +1357,7 @@ class wheel {
     // schedule goes to its slot, behind whatever a throw puts back. The
     // timers left in a diverted slot go back first, ahead of those
     // return_spares() returns to it.
-    diverted_.end(~std::uint64_t{0});
+    end_diversions(~std::uint64_t{0});
     return_spares();
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
@@ -1278,6 +1400,7 @@ class wheel {
   }
 
   using spreading = detail::diversions<layout>;
+  using fronts = detail::front_lists<layout>;
   // Bit shift[k] - 2 of level k (1 or above) when its slots are 4 ticks
   // wide or more, else none: the level is in the last quarter of its slot
   // when that bit and the one above it are set in now (see spread()).
@@ -1327,6 +1450,7 @@ class wheel {
   std::size_t size_ = 0;         // pending timers, kept by counted<...> configurations only
   link far_;
   shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
+  fronts fronts_;     // the timers the spreading's front walks moved (see spread())
 };
 
 }  // namespace timerwheel::inline TIMERWHEEL_ABI

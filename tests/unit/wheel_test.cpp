@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -742,6 +743,101 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
   for (const auto& s : r.fired) (s.now == 4096 ? at_4096 : at_4101).push_back(s.index);
   EXPECT_EQ(at_4096, want_4096);
   EXPECT_EQ(at_4101, want_4101);
+}
+
+// The spreading walks a diverted slot from both ends: the front walk moves
+// its oldest timers to lists of their own, which the slot's start puts in
+// front of everything of their deadlines. Many timers of few deadlines, one
+// tick at a time, with cancels and reschedules (into the moving block, and
+// of timers the front walk has moved) all along; after every step the wheel
+// agrees with a model of (deadline, scheduling order) on its invariants, its
+// size and its next deadline; at the end every timer fires in that order,
+// or expire_all() or clear() ends the diversions midway. Small levels (of 4
+// slots) make every level's next slot divert often, and one level's
+// diversion nest in the one above it.
+template <class Config>
+void check_front_walks(std::uint64_t seed, int ending) {
+  constexpr std::size_t n = 400;
+  rig<Config> r(n, 0);
+  timerwheel_test::rng g(seed);
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> model;  // (deadline, seq) -> index
+  std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> key(n);
+  std::uint64_t seq = 0;
+  const auto schedule = [&](std::size_t i, std::uint64_t deadline) {
+    if (key[i]) model.erase(*key[i]);
+    r.w.schedule(r[i], deadline);
+    key[i] = {deadline, seq++};
+    model[*key[i]] = i;
+  };
+  const auto cancel = [&](std::size_t i) {
+    EXPECT_EQ(r.w.cancel(r[i]), key[i].has_value());
+    if (key[i]) model.erase(*key[i]);
+    key[i].reset();
+  };
+  // Deadlines of a few values each, in the blocks ahead.
+  const auto draw = [&](std::uint64_t now) { return now + 1 + 8 * g.below(48) + g.below(2); };
+  for (std::size_t i = 0; i < n; ++i) schedule(i, draw(0));
+  const auto fire = [&](auto& h) {
+    const std::size_t i = r.index(h);
+    ASSERT_TRUE(key[i].has_value());
+    ASSERT_FALSE(model.empty());
+    EXPECT_EQ(model.begin()->second, i) << "fired out of (deadline, scheduling) order";
+    EXPECT_EQ(r.w.now(), key[i]->first);
+    model.erase(*key[i]);
+    key[i].reset();
+  };
+  const std::uint64_t stop = ending == 0 ? 600 : 20 + g.below(400);
+  for (std::uint64_t t = 1; t <= stop; ++t) {
+    r.w.advance(t, fire);
+    for (int k = 0; k < 3; ++k) {
+      // The oldest pending timers are the ones the front walks take first.
+      const std::size_t i = k == 0 && !model.empty()
+                                ? std::min_element(key.begin(), key.end(),
+                                                   [](const auto& a, const auto& b) {
+                                                     return a && (!b || a->second < b->second);
+                                                   }) -
+                                      key.begin()
+                                : g.below(n);
+      if (g.below(2) == 0)
+        cancel(i);
+      else
+        schedule(i, draw(t));
+    }
+    r.w.check_invariants();
+    ASSERT_EQ(r.w.size(), model.size());
+    const std::optional<std::uint64_t> next =
+        model.empty() ? std::nullopt : std::optional<std::uint64_t>(model.begin()->first.first);
+    ASSERT_EQ(r.w.next_deadline(), next) << "at " << t;
+  }
+  if (ending == 1) {
+    r.w.expire_all([&](auto& h) {
+      const std::size_t i = r.index(h);
+      ASSERT_TRUE(key[i].has_value());
+      EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
+      model.erase(*key[i]);
+      key[i].reset();
+    });
+  } else if (ending == 2) {
+    r.w.clear();
+    model.clear();
+  }
+  r.w.advance(stop + 1000, fire);
+  EXPECT_TRUE(model.empty());
+  EXPECT_TRUE(r.w.empty());
+  for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(r[i].pending());
+}
+
+TEST(Wheel, FrontWalksKeepExactOrderThroughCancelsExpireAllAndClear) {
+  using small = tw::levels<std::uint64_t, 2, 2, 2, 2, 2>;
+  using small_wrapping = tw::levels<std::uint32_t, 2, 2, 2, 2, 2>;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    for (int ending = 0; ending < 3; ++ending) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", ending " << ending);
+      check_front_walks<small>(seed, ending);
+      check_front_walks<small_wrapping>(seed, ending);
+      check_front_walks<tw::levels<std::uint64_t, 3, 3, 3>>(seed, ending);
+    }
+  }
 }
 
 // That `r` fired the timers of `want`, {deadline, index} in scheduling

@@ -72,6 +72,18 @@ inline void list_splice_back(link& to, link& from) noexcept {
   list_init(from);
 }
 
+// Moves every node of `from` to the front of `to`, in order; `from` becomes empty.
+inline void list_splice_front(link& to, link& from) noexcept {
+  if (list_empty(from)) return;
+  link* const first = from.next;
+  link* const last = from.prev;
+  last->next = to.next;
+  to.next->prev = last;
+  first->prev = &to;
+  to.next = first;
+  list_init(from);
+}
+
 // Moves the list of `from`, which holds nodes, to `to`, whose links are
 // overwritten (an empty list's): O(1), the end nodes relinked; `from`
 // becomes empty.

@@ -102,4 +102,82 @@ class diversions {
   std::uint64_t levels_ = 0;
 };
 
+// The lists of the walk from the front of a diverted slot (docs/design.md,
+// "Spreading cascades"). The moves of an advance take a diverted slot's
+// timers from both ends of its waiting list: two chains of misses that
+// overlap. The walk from the back puts each timer in front of its spare slot
+// (the newest first, so in scheduling order); the walk from the front takes
+// the oldest first, older than everything in the spare slots and than what
+// is still waiting, so each goes to the back of a list of its own, one per
+// spare slot of the level below, which the slot's start puts in front of the
+// rest. A level has them when the bank below it has at most `most_slots`
+// slots (one list head of 16 bytes each); others walk from the back alone.
+template <class Layout>
+class front_lists {
+ public:
+  static constexpr std::size_t most_slots = 64;
+
+ private:
+  // offset[k]: the first list of level k (1 or above).
+  static constexpr std::array<std::size_t, Layout::count + 1> offset = [] {
+    std::array<std::size_t, Layout::count + 1> o{};
+    for (unsigned k = 1; k < Layout::count; ++k) {
+      const std::size_t below = Layout::bank_slots[k - 1];
+      o[k + 1] = o[k] + (below <= most_slots ? below : 0);
+    }
+    return o;
+  }();
+
+ public:
+  // Whether any level walks from the front.
+  static constexpr bool walks_any = offset[Layout::count] != 0;
+
+  front_lists() noexcept {
+    for (link& l : lists_) list_init(l);
+  }
+  front_lists(const front_lists&) = delete;
+  front_lists& operator=(const front_lists&) = delete;
+
+  // Whether `level` walks its diverted slot from the front too.
+  static constexpr bool walks_front(unsigned level) noexcept {
+    return level < Layout::count && offset[level + 1] != offset[level];
+  }
+
+  // The list of the timers the front walk of `level` moved towards slot `s`
+  // of the spare bank below it.
+  link& list(unsigned level, std::size_t s) noexcept { return lists_[offset[level] + s]; }
+  const link& list(unsigned level, std::size_t s) const noexcept {
+    return lists_[offset[level] + s];
+  }
+  std::size_t slots(unsigned level) const noexcept { return offset[level + 1] - offset[level]; }
+
+  // Bit k: the front lists of level k may hold timers.
+  std::uint64_t levels() const noexcept { return levels_; }
+  void hold(unsigned level) noexcept { levels_ |= std::uint64_t{1} << level; }
+  void release(unsigned level) noexcept { levels_ &= ~(std::uint64_t{1} << level); }
+
+  // Whether `sentinel` is one of the front lists, and which: its level and
+  // its slot in the spare bank below. O(levels), for the rare cancel that
+  // empties a list outside the slots.
+  bool owner(const link* sentinel, unsigned& level, std::size_t& s) const noexcept {
+    const std::uintptr_t bytes = reinterpret_cast<std::uintptr_t>(sentinel) -
+                                 reinterpret_cast<std::uintptr_t>(lists_.data());
+    if (bytes >= sizeof(lists_)) return false;
+    const std::size_t flat = bytes / sizeof(link);
+    level = 1;
+    while (flat >= offset[level + 1]) ++level;
+    s = flat - offset[level];
+    return true;
+  }
+
+  template <class F>
+  void for_each(F&& f) const {
+    for (const link& l : lists_) f(l);
+  }
+
+ private:
+  std::array<link, offset[Layout::count]> lists_;
+  std::uint64_t levels_ = 0;
+};
+
 }  // namespace timerwheel::inline TIMERWHEEL_ABI::detail

@@ -44,13 +44,23 @@ void wheel<Config>::check_invariants() const {
           const link& sentinel = held_in(index);
           if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
             fail("a diverted slot's own list holds timers");
-          const std::size_t n = check_links(sentinel);
+          // The timers the front walk of the level above moved towards it.
+          const link* front = front_of(index);
+          const std::size_t moved = front == nullptr ? 0 : check_links(*front);
+          if (moved != 0 && (diverted_.levels() >> (level + 1) & 1) == 0)
+            fail("a front list holds timers of a level that is not diverted");
+          const std::size_t n = check_links(sentinel) + moved;
           const bool marked = occupied_.test(index);
           if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
           if (n != 0 && index - first > layout::slot_mask[level])
             fail("a timer sits in a slot beyond its level");
           if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
-          for (const link* p = sentinel.next; p != &sentinel; p = p->next) {
+          const auto timers = [&](const auto& visit) {
+            for (const link* p = sentinel.next; p != &sentinel; p = p->next) visit(p);
+            if (moved != 0)
+              for (const link* p = front->next; p != front; p = p->next) visit(p);
+          };
+          timers([&](const link* p) {
             const tick_type d = deadline_of(*p);
             if (behind(d)) fail("a waiting timer's deadline is behind now");
             if (active) {
@@ -67,7 +77,7 @@ void wheel<Config>::check_invariants() const {
               if (distance(block) < distance(lower_bound_))
                 fail("the lower bound is after a spare bank's block");
             }
-          }
+          });
           held += n;
         }
         if (occupied_.word(word) != 0) summary |= std::uint64_t{1} << layout::word_in_bank[word];
@@ -79,6 +89,8 @@ void wheel<Config>::check_invariants() const {
   }
   if (levels_seen != active_levels_) fail("the mask of non-empty levels disagrees");
   if (spares_seen != spare_levels_) fail("the mask of spare banks in use disagrees");
+  if ((fronts_.levels() & ~diverted_.levels()) != 0)
+    fail("a level that is not diverted keeps front lists");
   for (unsigned level = 0; level < layout::count; ++level) {
     const bool diverted = (diverted_.levels() >> level & 1) != 0;
     if (diverted != (diverted_.slot(level) != nullptr))
