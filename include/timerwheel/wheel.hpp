@@ -262,7 +262,7 @@ class wheel {
       lone = nullptr;
       if (node == nullptr) {
         node = list->next;
-        unlink(*node);
+        unlink_due(*node);
       }
       ++fired;
       count_timers(-1);
@@ -644,6 +644,13 @@ class wheel {
     if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot(emptied);
   }
 
+  // unlink() for a timer about to fire, whose list is a level-0 slot of the
+  // active bank.
+  TIMERWHEEL_ALWAYS_INLINE void unlink_due(link& node) noexcept {
+    if (link* emptied = detail::list_unlink(node))
+      mark_empty(static_cast<std::size_t>(emptied - slots_.data()));
+  }
+
   // An emptied list is a slot exactly when its sentinel lies in slots_, or
   // stands for a diverted slot when it is the list of timers waiting in one
   // (rare: kept apart, so that this stays small enough to inline).
@@ -651,14 +658,14 @@ class wheel {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
     if (offset < sizeof(slots_))
-      mark_empty(offset / sizeof(link));
+      mark_emptied(offset / sizeof(link));
     else
       mark_empty_if_waiting(sentinel);
   }
 
   void mark_empty_if_waiting(const link* sentinel) noexcept {
     if (const link* slot = diverted_.owner_of_waiting(sentinel)) {
-      mark_empty(index_of(slot));
+      mark_emptied(index_of(slot));
       return;
     }
     unsigned level;
@@ -679,11 +686,23 @@ class wheel {
     return &fronts_.list(below + 1, index - spare_base(below));
   }
 
-  // Whether a front list holds timers of spare slot `index`, which then
-  // stays marked occupied when its own list empties.
-  bool front_holds(std::size_t index) const noexcept {
+  // mark_empty() for a slot whose list has emptied: a spare slot stays
+  // marked occupied while a front list holds timers of it.
+  TIMERWHEEL_ALWAYS_INLINE void mark_emptied(std::size_t index) noexcept {
+    if constexpr (fronts::walks_any) {
+      if (index >= layout::total_slots) [[unlikely]] {
+        mark_spare_emptied(index);
+        return;
+      }
+    }
+    mark_empty(index);
+  }
+
+  // mark_emptied() for a spare slot, out of line: rare, and kept off the
+  // inlined paths of cancel and schedule.
+  TIMERWHEEL_NOINLINE void mark_spare_emptied(std::size_t index) noexcept {
     const link* front = front_of(index);
-    return front != nullptr && !detail::list_empty(*front);
+    if (front == nullptr || detail::list_empty(*front)) mark_empty(index);
   }
 
   // The timers of slot `index`: its own list, or for a diverted slot, the
@@ -700,9 +719,6 @@ class wheel {
   }
 
   TIMERWHEEL_ALWAYS_INLINE void mark_empty(std::size_t index) noexcept {
-    if constexpr (fronts::walks_any)
-      if (index >= layout::total_slots && front_holds(index)) [[unlikely]]
-        return;
     if (!occupied_.reset(index)) return;
     const std::size_t word = index / 64;
     (active_word(word) ? active_levels_ : spare_levels_) &= ~bit(layout::level_of_word[word]);
@@ -834,7 +850,7 @@ class wheel {
         warmed = e.start;
       }
       link& node = *list.next;
-      unlink(node);
+      unlink_due(node);
       ++fired;
       sink(access::from_links<hook_type>(node));
     }
@@ -993,8 +1009,11 @@ class wheel {
   // whose bank became the active one at the start of the slot they came
   // from; their slots are marked occupied already.
   void splice_fronts(unsigned level) noexcept {
-    for (std::size_t s = 1; s < fronts_.slots(level); ++s)
+    for (std::uint64_t used = fronts_.used(level) & ~std::uint64_t{1}; used != 0;
+         used &= used - 1) {
+      const auto s = static_cast<std::size_t>(std::countr_zero(used));
       detail::list_splice_front(slots_[base(level - 1) + s], fronts_.list(level, s));
+    }
     fronts_.release(level);
   }
 
@@ -1021,7 +1040,8 @@ class wheel {
     if constexpr (fronts::walks_any) {
       for (std::uint64_t f = fronts_.levels() & levels; f != 0; f &= f - 1) {
         const auto level = static_cast<unsigned>(std::countr_zero(f));
-        for (std::size_t s = 0; s < fronts_.slots(level); ++s) return_front(level, s);
+        for (std::uint64_t used = fronts_.used(level); used != 0; used &= used - 1)
+          return_front(level, static_cast<std::size_t>(std::countr_zero(used)));
         fronts_.release(level);
       }
     }
@@ -1133,9 +1153,14 @@ class wheel {
     // Every other move from the front, where the slot only shrinks: a
     // diverted slot 0 of the level's own spare bank gains older timers in
     // front from the level above while it waits.
+    // Its first front_after moves from the back alone: a slot of a few
+    // dozen timers takes no front list, whose upkeep would cost it more
+    // than the overlap saves.
     const bool both_ends = fronts::walks_front(level) && source != spare_base(level);
-    for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
-      if (both_ends && (n & 1) != 0) {
+    std::uint32_t moved = both_ends ? diverted_.moved(level) : 0;
+    for (const std::uint32_t last = moved + moves; moved != last && !detail::list_empty(from);
+         ++moved) {
+      if (both_ends && (moved & 1) != 0 && moved > front_after) {
         move_front(level, *from.next);
         continue;
       }
@@ -1143,8 +1168,9 @@ class wheel {
       detail::list_unlink(node);
       detail::list_push_front(spare_slot(level, deadline_of(node)), node);
     }
+    if (both_ends) diverted_.moved(level) = moved;
     if (!detail::list_empty(from)) return true;
-    mark_empty(source);
+    mark_emptied(source);
     return false;
   }
 
@@ -1152,12 +1178,11 @@ class wheel {
   // the diverted slot of `level`, older than every timer of its deadline in
   // the spare bank below and in the slot, to the back of the front list of
   // its spare slot.
-  void move_front(unsigned level, link& node) noexcept {
+  TIMERWHEEL_ALWAYS_INLINE void move_front(unsigned level, link& node) noexcept {
     detail::list_unlink(node);
     const std::size_t s = slot_of(deadline_of(node), level - 1);
-    detail::list_push_back(fronts_.list(level, s), node);
-    mark_occupied(spare_levels_, level - 1, spare_base(level - 1) + s);
-    fronts_.hold(level);
+    if (fronts_.push_back(level, s, node))
+      mark_occupied(spare_levels_, level - 1, spare_base(level - 1) + s);
   }
 
   // Whether a slot holds at most small_slot timers: cascaded at its start,
@@ -1430,6 +1455,9 @@ class wheel {
   // stack) a cascade from both ends keeps (see cascade_below()).
   static constexpr std::size_t front_points =
       std::min<std::size_t>(layout::total_slots, std::size_t{1024});
+  // Moves a diversion makes from the back alone before it walks from both
+  // ends (see spread_level()).
+  static constexpr std::uint32_t front_after = 64;
   // A slot of at most this many timers is not diverted (see spread_in()).
   static constexpr unsigned small_slot = 8;
   // Timers fire_next() fires from a level-0 list before it loads the rest

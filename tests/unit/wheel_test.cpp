@@ -757,7 +757,7 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
 // diversion nest in the one above it.
 template <class Config>
 void check_front_walks(std::uint64_t seed, int ending) {
-  constexpr std::size_t n = 400;
+  constexpr std::size_t n = 1200;
   rig<Config> r(n, 0);
   timerwheel_test::rng g(seed);
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> model;  // (deadline, seq) -> index
@@ -775,7 +775,7 @@ void check_front_walks(std::uint64_t seed, int ending) {
     key[i].reset();
   };
   // Deadlines of a few values each, in the blocks ahead.
-  const auto draw = [&](std::uint64_t now) { return now + 1 + 8 * g.below(48) + g.below(2); };
+  const auto draw = [&](std::uint64_t now) { return now + 1 + 16 * g.below(24) + g.below(2); };
   for (std::size_t i = 0; i < n; ++i) schedule(i, draw(0));
   const auto fire = [&](auto& h) {
     const std::size_t i = r.index(h);
@@ -830,7 +830,7 @@ void check_front_walks(std::uint64_t seed, int ending) {
 TEST(Wheel, FrontWalksKeepExactOrderThroughCancelsExpireAllAndClear) {
   using small = tw::levels<std::uint64_t, 2, 2, 2, 2, 2>;
   using small_wrapping = tw::levels<std::uint32_t, 2, 2, 2, 2, 2>;
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
     for (int ending = 0; ending < 3; ++ending) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << ", ending " << ending);
       check_front_walks<small>(seed, ending);
@@ -850,6 +850,92 @@ void expect_fired_in_deadline_order(const rig<>& r,
   for (const auto& [deadline, i] : want) expected.push_back(i);
   EXPECT_EQ(r.fired_indices(), expected);
   for (std::size_t k = 0; k < r.fired.size(); ++k) EXPECT_EQ(r.fired[k].now, want[k].first);
+}
+
+// The front walk's lists, when the spreading of a slot has moved all that
+// slot's timers: 40 old timers of one level-1 slot and 200 newer ones of
+// another, in level 2's next slot. The walk from the back moves the newer
+// ones first; past its first moves the walk from the front takes the old
+// ones, until the slot holds none. Then: cancelling every old one empties a
+// front list whose spare slot holds nothing else; expire_all() fires them
+// all, the old first (the slot they came from takes them back in front);
+// with every newer one cancelled first, the slot takes back only what its
+// front lists hold.
+enum class front_list_end { cancel_old, expire_all, cancel_new_then_expire_all };
+
+void check_front_list_emptied(front_list_end end) {
+  rig r(241, 0);
+  const std::size_t busy = 240;
+  for (std::size_t i = 0; i < 40; ++i) r.w.schedule(r[i], 4096 + 64 * 5);
+  for (std::size_t i = 40; i < 240; ++i) r.w.schedule(r[i], 4096 + 64 * 9 + i % 2);
+  for (std::uint64_t t = 1; t < 3200; ++t) {
+    r.w.schedule(r[busy], t);  // due at once: every advance does work
+    r.w.advance(t, [](tw::timer_hook&) {});
+    r.w.check_invariants();
+  }
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4096 + 64 * 5));
+  switch (end) {
+    case front_list_end::cancel_old:
+      for (std::size_t i = 0; i < 40; ++i) {
+        EXPECT_TRUE(r.w.cancel(r[i]));
+        r.w.check_invariants();
+      }
+      EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4096 + 64 * 9));
+      r.w.advance(5000, r.record());
+      EXPECT_EQ(r.fired.size(), 200U);
+      break;
+    case front_list_end::expire_all:
+      r.w.expire_all(r.record());
+      ASSERT_EQ(r.fired.size(), 240U);
+      for (std::size_t k = 0; k < 40; ++k) EXPECT_EQ(r.fired[k].index, k);
+      for (std::size_t k = 40; k < 240; ++k)
+        EXPECT_EQ(r.fired[k].index, k < 140 ? 40 + 2 * (k - 40) : 41 + 2 * (k - 140));
+      break;
+    case front_list_end::cancel_new_then_expire_all:
+      for (std::size_t i = 40; i < 240; ++i) {
+        EXPECT_TRUE(r.w.cancel(r[i]));
+        r.w.check_invariants();
+      }
+      r.w.expire_all(r.record());
+      ASSERT_EQ(r.fired.size(), 40U);
+      for (std::size_t k = 0; k < 40; ++k) EXPECT_EQ(r.fired[k].index, k);
+      break;
+  }
+  r.w.check_invariants();
+  EXPECT_TRUE(r.w.empty());
+  for (std::size_t i = 0; i < 240; ++i) EXPECT_FALSE(r[i].pending());
+}
+
+TEST(Wheel, FrontListsEmptiedByCancelsOrTakenByExpireAll) {
+  check_front_list_emptied(front_list_end::cancel_old);
+  check_front_list_emptied(front_list_end::expire_all);
+  check_front_list_emptied(front_list_end::cancel_new_then_expire_all);
+}
+
+// Level 2 in its last slot diverts its next slot, slot 0 of its own spare
+// bank, while level 3 still moves timers into it, older than every timer
+// there, to its front: that diversion walks from the back alone (a walk from
+// its front would take newer timers before older ones of their deadline).
+// 3,000 timers of 16 deadlines in that slot, one tick at a time through
+// both diversions and the start: all fire in (deadline, scheduling) order.
+TEST(Wheel, FifoWhileALevelMovesIntoTheDivertedSlotBelowIt) {
+  constexpr std::uint64_t start = 262144;  // level 3's next slot, and level 2's spare slot 0
+  constexpr std::size_t n = 3000;
+  rig r(n + 1, start - 1025);
+  std::vector<std::pair<std::uint64_t, std::size_t>> want;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t deadline = start + 64 * (i % 8) + (i / 8) % 2;
+    r.w.schedule(r[i], deadline);
+    want.emplace_back(deadline, i);
+  }
+  for (std::uint64_t t = start - 1024; t < start + 600; ++t) {
+    r.w.schedule(r[n], t);  // due at once: every advance does work
+    r.w.advance(t, [&](tw::timer_hook& h) {
+      if (&h != &r[n]) r.fired.push_back({r.index(h), r.w.now()});
+    });
+    if (t % 64 == 0) r.w.check_invariants();
+  }
+  expect_fired_in_deadline_order(r, want);
 }
 
 // A level-1 slot cascades from both of its ends at once, past its first few

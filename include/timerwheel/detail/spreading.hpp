@@ -42,6 +42,7 @@ class diversions {
   // waiting(level) from now on, and its own list stays empty.
   void begin(unsigned level, link& slot) noexcept {
     slot_[level] = &slot;
+    moved_[level] = 0;
     levels_ |= std::uint64_t{1} << level;
     list_splice_back(waiting_[level], slot);
   }
@@ -59,6 +60,9 @@ class diversions {
 
   // The timers the diverted slot of `level` still holds.
   link& waiting(unsigned level) noexcept { return waiting_[level]; }
+
+  // The moves the diversion of `level` has made so far.
+  std::uint32_t& moved(unsigned level) noexcept { return moved_[level]; }
   const link& waiting(unsigned level) const noexcept { return waiting_[level]; }
 
   // The timers of `slot`, a slot of `level`: its own list, or for a
@@ -99,31 +103,29 @@ class diversions {
  private:
   std::array<link*, Layout::count> slot_;
   std::array<link, Layout::count> waiting_;
+  std::array<std::uint32_t, Layout::count> moved_{};
   std::uint64_t levels_ = 0;
 };
 
 // The lists of the walk from the front of a diverted slot (docs/design.md,
-// "Spreading cascades"). The moves of an advance take a diverted slot's
+// "Spreading cascades"). Past its first few moves, a diversion takes its
 // timers from both ends of its waiting list: two chains of misses that
 // overlap. The walk from the back puts each timer in front of its spare slot
 // (the newest first, so in scheduling order); the walk from the front takes
 // the oldest first, older than everything in the spare slots and than what
 // is still waiting, so each goes to the back of a list of its own, one per
 // spare slot of the level below, which the slot's start puts in front of the
-// rest. A level has them when the bank below it has at most `most_slots`
-// slots (one list head of 16 bytes each); others walk from the back alone.
+// rest. A level has them when the bank below it has at most 64 slots (a list
+// head of 16 bytes each, and one word saying which hold timers); the others
+// walk from the back alone.
 template <class Layout>
 class front_lists {
- public:
-  static constexpr std::size_t most_slots = 64;
-
- private:
   // offset[k]: the first list of level k (1 or above).
   static constexpr std::array<std::size_t, Layout::count + 1> offset = [] {
     std::array<std::size_t, Layout::count + 1> o{};
     for (unsigned k = 1; k < Layout::count; ++k) {
       const std::size_t below = Layout::bank_slots[k - 1];
-      o[k + 1] = o[k] + (below <= most_slots ? below : 0);
+      o[k + 1] = o[k] + (below <= 64 ? below : 0);
     }
     return o;
   }();
@@ -134,6 +136,7 @@ class front_lists {
 
   front_lists() noexcept {
     for (link& l : lists_) list_init(l);
+    used_.fill(0);
   }
   front_lists(const front_lists&) = delete;
   front_lists& operator=(const front_lists&) = delete;
@@ -149,12 +152,32 @@ class front_lists {
   const link& list(unsigned level, std::size_t s) const noexcept {
     return lists_[offset[level] + s];
   }
-  std::size_t slots(unsigned level) const noexcept { return offset[level + 1] - offset[level]; }
+
+  // Appends `node` to list `s` of `level`; returns whether the list was
+  // empty.
+  TIMERWHEEL_ALWAYS_INLINE bool push_back(unsigned level, std::size_t s, link& node) noexcept {
+    link& l = list(level, s);
+    const bool first = list_empty(l);
+    if (first) {
+      used_[level] |= std::uint64_t{1} << s;
+      levels_ |= std::uint64_t{1} << level;
+    }
+    list_push_back(l, node);
+    return first;
+  }
 
   // Bit k: the front lists of level k may hold timers.
   std::uint64_t levels() const noexcept { return levels_; }
-  void hold(unsigned level) noexcept { levels_ |= std::uint64_t{1} << level; }
-  void release(unsigned level) noexcept { levels_ &= ~(std::uint64_t{1} << level); }
+
+  // Bit s: front list s of `level` may hold timers (a cancel may have
+  // emptied it since).
+  std::uint64_t used(unsigned level) const noexcept { return used_[level]; }
+
+  // Forgets the lists of `level`, all of them empty now.
+  void release(unsigned level) noexcept {
+    used_[level] = 0;
+    levels_ &= ~(std::uint64_t{1} << level);
+  }
 
   // Whether `sentinel` is one of the front lists, and which: its level and
   // its slot in the spare bank below. O(levels), for the rare cancel that
@@ -177,6 +200,7 @@ class front_lists {
 
  private:
   std::array<link, offset[Layout::count]> lists_;
+  std::array<std::uint64_t, Layout::count> used_;
   std::uint64_t levels_ = 0;
 };
 
