@@ -979,29 +979,50 @@ class wheel {
   void start_slots(tick_type start) noexcept {
     const unsigned top = layout::level_of_start[static_cast<unsigned>(std::countr_zero(start))];
     const std::uint64_t ending = (~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1};
-    std::uint64_t fronted = 0;
     if constexpr (fronts::walks_any) {
-      fronted = fronts_.levels() & ending;
-      for (std::uint64_t f = fronted; f != 0; f &= f - 1)
-        return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
+      if ((fronts_.levels() & ending) != 0) [[unlikely]] {
+        start_slots_with_fronts(start, top, ending);
+        return;
+      }
     }
     diverted_.end(ending);
     for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
-      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
+      swap_banks<false>(static_cast<unsigned>(std::countr_zero(spares)));
     // Only the levels with timers, lowest first.
+    for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
+      const auto level = static_cast<unsigned>(std::countr_zero(held));
+      link& sentinel = slots_[slot_index(level, slot_number(start, level))];
+      if (detail::list_empty(sentinel)) continue;
+      cascade_started(sentinel, level);
+    }
+  }
+
+  // start_slots() where a diversion that ends here has front lists, out of
+  // line (the start of a slot that spreading moved more than front_after
+  // timers out of).
+  TIMERWHEEL_NOINLINE void start_slots_with_fronts(tick_type start, unsigned top,
+                                                   std::uint64_t ending) noexcept {
+    const std::uint64_t fronted = fronts_.levels() & ending;
+    for (std::uint64_t f = fronted; f != 0; f &= f - 1)
+      return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
+    diverted_.end(ending);
+    for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
+      swap_banks<true>(static_cast<unsigned>(std::countr_zero(spares)));
     for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
          held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
       link& sentinel = slots_[slot_index(level, slot_number(start, level))];
-      if (!detail::list_empty(sentinel)) {
-        if (level == 1)
-          cascade_to_level0(sentinel);
-        else
-          cascade_below(sentinel, level);
-      }
-      if constexpr (fronts::walks_any)
-        if ((fronted >> level & 1) != 0) splice_fronts(level);
+      if (!detail::list_empty(sentinel)) cascade_started(sentinel, level);
+      if ((fronted >> level & 1) != 0) splice_fronts(level);
     }
+  }
+
+  // Cascades `sentinel`, a non-empty slot of `level` that starts now.
+  void cascade_started(link& sentinel, unsigned level) noexcept {
+    if (level == 1)
+      cascade_to_level0(sentinel);
+    else
+      cascade_below(sentinel, level);
   }
 
   // Puts the timers of the front lists of `level` (but the first, which
@@ -1054,6 +1075,9 @@ class wheel {
   // spare's lists move to the active bank's sentinels, so that a schedule
   // finds the active bank at a constant offset: O(occupied slots of the
   // spare), each list's end nodes relinked to its new sentinel.
+  // With `Fronts`, a spare slot may hold only front-walked timers, in a
+  // list of their own, with its own list empty (see start_slots()).
+  template <bool Fronts>
   void swap_banks(unsigned level) noexcept {
     const std::size_t active = base(level);
     const std::size_t spare = spare_base(level);
@@ -1062,7 +1086,7 @@ class wheel {
         const std::size_t s = w * 64 + static_cast<std::size_t>(std::countr_zero(slots));
         // A spare slot of only front-walked timers has an empty list: they
         // join it after its start (see start_slots()).
-        if (fronts::walks_any && detail::list_empty(slots_[spare + s])) continue;
+        if (Fronts && detail::list_empty(slots_[spare + s])) continue;
         detail::list_move(slots_[active + s], slots_[spare + s]);
       }
     }
@@ -1150,28 +1174,52 @@ class wheel {
     link& from = diverted_.waiting(level);
     if (detail::list_empty(from)) return false;
     const unsigned moves = spreading::moves(layout::slot_width[level], distance(start));
-    // Every other move from the front, where the slot only shrinks: a
-    // diverted slot 0 of the level's own spare bank gains older timers in
-    // front from the level above while it waits.
-    // Its first front_after moves from the back alone: a slot of a few
-    // dozen timers takes no front list, whose upkeep would cost it more
-    // than the overlap saves.
-    const bool both_ends = fronts::walks_front(level) && source != spare_base(level);
-    std::uint32_t moved = both_ends ? diverted_.moved(level) : 0;
-    for (const std::uint32_t last = moved + moves; moved != last && !detail::list_empty(from);
-         ++moved) {
-      if (both_ends && (moved & 1) != 0 && moved > front_after) {
-        move_front(level, *from.next);
-        continue;
-      }
-      link& node = *from.prev;
-      detail::list_unlink(node);
-      detail::list_push_front(spare_slot(level, deadline_of(node)), node);
-    }
-    if (both_ends) diverted_.moved(level) = moved;
+    // Past its first front_after moves, a diversion walks from both ends
+    // (see move_from_both_ends()), but where the slot is slot 0 of the
+    // level's own spare bank: the level above puts older timers in front
+    // of it while it waits.
+    unsigned back_alone = moves;
+    if (fronts::walks_front(level) && source != spare_base(level))
+      back_alone = moves_from_back_alone(level, moves);
+    for (unsigned n = 0; n < back_alone && !detail::list_empty(from); ++n) move_back(level, from);
+    if (back_alone != moves) [[unlikely]]
+      move_from_both_ends(level, moves - back_alone);
     if (!detail::list_empty(from)) return true;
     mark_emptied(source);
     return false;
+  }
+
+  // How many of the next `moves` moves of the diversion of `level` take the
+  // back alone: its first front_after (a slot of a few hundred timers takes
+  // no front list, whose upkeep would cost it more than the overlap saves).
+  unsigned moves_from_back_alone(unsigned level, unsigned moves) noexcept {
+    std::uint32_t& moved = diverted_.moved(level);
+    if (moved >= front_after) return 0;
+    const unsigned alone = std::min(moves, front_after - moved);
+    moved += moves;  // counted up to front_after, then left
+    return alone;
+  }
+
+  // A move from the back of the diverted slot of `level`, whose waiting
+  // list `from` holds timers: the newest, to the front of its spare slot.
+  TIMERWHEEL_ALWAYS_INLINE void move_back(unsigned level, link& from) noexcept {
+    link& node = *from.prev;
+    detail::list_unlink(node);
+    detail::list_push_front(spare_slot(level, deadline_of(node)), node);
+  }
+
+  // Up to `moves` moves of the diversion of `level`, from its front and its
+  // back in turn: two walks, whose misses overlap where one walk waits for
+  // each (see docs/design.md, "Walking a list"). Out of line: only a slot
+  // of more than front_after timers takes it.
+  TIMERWHEEL_NOINLINE void move_from_both_ends(unsigned level, unsigned moves) noexcept {
+    link& from = diverted_.waiting(level);
+    for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
+      if ((n & 1) == 0)
+        move_front(level, *from.next);
+      else
+        move_back(level, from);
+    }
   }
 
   // A move of the walk from the front: `node`, the oldest timer waiting in
@@ -1457,7 +1505,7 @@ class wheel {
       std::min<std::size_t>(layout::total_slots, std::size_t{1024});
   // Moves a diversion makes from the back alone before it walks from both
   // ends (see spread_level()).
-  static constexpr std::uint32_t front_after = 64;
+  static constexpr std::uint32_t front_after = 256;
   // A slot of at most this many timers is not diverted (see spread_in()).
   static constexpr unsigned small_slot = 8;
   // Timers fire_next() fires from a level-0 list before it loads the rest

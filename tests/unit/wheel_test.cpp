@@ -853,7 +853,7 @@ void expect_fired_in_deadline_order(const rig<>& r,
 }
 
 // The front walk's lists, when the spreading of a slot has moved all that
-// slot's timers: 40 old timers of one level-1 slot and 200 newer ones of
+// slot's timers: 40 old timers of its first level-1 slot and 460 newer ones of
 // another, in level 2's next slot. The walk from the back moves the newer
 // ones first; past its first moves the walk from the front takes the old
 // ones, until the slot holds none. Then: cancelling every old one empties a
@@ -864,16 +864,17 @@ void expect_fired_in_deadline_order(const rig<>& r,
 enum class front_list_end { cancel_old, expire_all, cancel_new_then_expire_all };
 
 void check_front_list_emptied(front_list_end end) {
-  rig r(241, 0);
-  const std::size_t busy = 240;
-  for (std::size_t i = 0; i < 40; ++i) r.w.schedule(r[i], 4096 + 64 * 5);
-  for (std::size_t i = 40; i < 240; ++i) r.w.schedule(r[i], 4096 + 64 * 9 + i % 2);
-  for (std::uint64_t t = 1; t < 3200; ++t) {
+  constexpr std::size_t n = 500;
+  rig r(n + 1, 0);
+  const std::size_t busy = n;
+  for (std::size_t i = 0; i < 40; ++i) r.w.schedule(r[i], 4096 + 3);
+  for (std::size_t i = 40; i < n; ++i) r.w.schedule(r[i], 4096 + 64 * 9 + i % 2);
+  for (std::uint64_t t = 1; t < 3300; ++t) {
     r.w.schedule(r[busy], t);  // due at once: every advance does work
     r.w.advance(t, [](tw::timer_hook&) {});
     r.w.check_invariants();
   }
-  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4096 + 64 * 5));
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4096 + 3));
   switch (end) {
     case front_list_end::cancel_old:
       for (std::size_t i = 0; i < 40; ++i) {
@@ -882,17 +883,19 @@ void check_front_list_emptied(front_list_end end) {
       }
       EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(4096 + 64 * 9));
       r.w.advance(5000, r.record());
-      EXPECT_EQ(r.fired.size(), 200U);
+      EXPECT_EQ(r.fired.size(), n - 40);
       break;
     case front_list_end::expire_all:
       r.w.expire_all(r.record());
-      ASSERT_EQ(r.fired.size(), 240U);
+      ASSERT_EQ(r.fired.size(), n);
       for (std::size_t k = 0; k < 40; ++k) EXPECT_EQ(r.fired[k].index, k);
-      for (std::size_t k = 40; k < 240; ++k)
-        EXPECT_EQ(r.fired[k].index, k < 140 ? 40 + 2 * (k - 40) : 41 + 2 * (k - 140));
+      for (std::size_t k = 40; k < n; ++k) {
+        const std::size_t half = 40 + (n - 40) / 2;
+        EXPECT_EQ(r.fired[k].index, k < half ? 40 + 2 * (k - 40) : 41 + 2 * (k - half));
+      }
       break;
     case front_list_end::cancel_new_then_expire_all:
-      for (std::size_t i = 40; i < 240; ++i) {
+      for (std::size_t i = 40; i < n; ++i) {
         EXPECT_TRUE(r.w.cancel(r[i]));
         r.w.check_invariants();
       }
@@ -903,7 +906,7 @@ void check_front_list_emptied(front_list_end end) {
   }
   r.w.check_invariants();
   EXPECT_TRUE(r.w.empty());
-  for (std::size_t i = 0; i < 240; ++i) EXPECT_FALSE(r[i].pending());
+  for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(r[i].pending());
 }
 
 TEST(Wheel, FrontListsEmptiedByCancelsOrTakenByExpireAll) {
