@@ -32,6 +32,14 @@ struct levels {
   static constexpr bool constant_time_size = false;
 };
 
+// A configuration may also name `static constexpr std::uint32_t
+// front_walk_after`: how many timers the spreading of cascades moves out of
+// a diverted slot from its back alone before it walks the slot from both
+// ends (256 when left out; docs/design.md, "Spreading cascades"). Fewer
+// take the front lists' upkeep on smaller slots, where the overlap of two
+// chains of misses gains less; the tests set 0 to reach the front walks with
+// a few timers.
+
 // `counted<Config>`: `Config` whose wheel keeps a count of its pending
 // timers, so that size() is O(1) instead of a walk over them. The count costs
 // a store on every schedule of an idle timer and every cancel: a store that,

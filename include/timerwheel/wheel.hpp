@@ -51,7 +51,10 @@
 // trade their lists) and only what was not moved yet cascades. Moves take
 // the newest first and put each in front, new timers go behind, and what is
 // left goes in front at the start, so timers of one deadline stay in
-// scheduling order. The next slot of a level in its last slot is slot 0 of
+// scheduling order. Past its first few hundred moves a slot is walked from
+// its front too, two chains of misses at once: those moves take the oldest
+// first, to lists of their own that the start puts in front of the rest.
+// The next slot of a level in its last slot is slot 0 of
 // its own spare bank, filled from the level above, so the timers of a slot
 // move down one level at a time, each ahead of its own start.
 //
@@ -1113,12 +1116,15 @@ class wheel {
   // diverted: new timers of it go past it to the spare bank of the level
   // below (see place()), and every advance that does work moves a few of the
   // timers it still holds there too, newest first, each to the front of the
-  // slot it will take there when the slot starts.
+  // slot it will take there when the slot starts; past a diversion's first
+  // front_after moves, every other move takes the oldest instead, to the
+  // back of a front list of that slot (see move_from_both_ends()).
   // While diverted, the slot's bit stays set for the timers waiting in it.
-  // So a spare slot holds, for each deadline, what moved in scheduling order
-  // and then what was sent past, and whatever is left in the slot is older
-  // than all of it (start_slots() puts it in front). Once diverted, a slot
-  // only shrinks, by cancels and by the moves of each advance.
+  // So a spare slot holds, for each deadline, what moved from the back in
+  // scheduling order and then what was sent past; whatever is left in the
+  // slot is older than all of it, and its front list older still
+  // (start_slots() puts both in front). Once diverted, a slot only shrinks,
+  // by cancels and by the moves of each advance.
   //
   // Level k is in the last quarter of its slot exactly when the two bits of
   // now just below its slot width are set, so one AND finds the levels to
@@ -1505,7 +1511,7 @@ class wheel {
       std::min<std::size_t>(layout::total_slots, std::size_t{1024});
   // Moves a diversion makes from the back alone before it walks from both
   // ends (see spread_level()).
-  static constexpr std::uint32_t front_after = 256;
+  static constexpr std::uint32_t front_after = layout::front_walk_after;
   // A slot of at most this many timers is not diverted (see spread_in()).
   static constexpr unsigned small_slot = 8;
   // Timers fire_next() fires from a level-0 list before it loads the rest

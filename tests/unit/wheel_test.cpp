@@ -827,6 +827,13 @@ void check_front_walks(std::uint64_t seed, int ending) {
   for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(r[i].pending());
 }
 
+// `Config` whose spreading walks a diverted slot from both ends from its
+// first move: the front walks of slots of a few timers.
+template <class Config>
+struct eager_front_walks : Config {
+  static constexpr std::uint32_t front_walk_after = 0;
+};
+
 TEST(Wheel, FrontWalksKeepExactOrderThroughCancelsExpireAllAndClear) {
   using small = tw::levels<std::uint64_t, 2, 2, 2, 2, 2>;
   using small_wrapping = tw::levels<std::uint32_t, 2, 2, 2, 2, 2>;
@@ -836,6 +843,9 @@ TEST(Wheel, FrontWalksKeepExactOrderThroughCancelsExpireAllAndClear) {
       check_front_walks<small>(seed, ending);
       check_front_walks<small_wrapping>(seed, ending);
       check_front_walks<tw::levels<std::uint64_t, 3, 3, 3>>(seed, ending);
+      check_front_walks<eager_front_walks<small>>(seed, ending);
+      check_front_walks<eager_front_walks<tw::counted<tw::levels<std::uint32_t, 3, 3, 3>>>>(seed,
+                                                                                            ending);
     }
   }
 }

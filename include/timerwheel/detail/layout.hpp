@@ -28,6 +28,15 @@ struct layout {
     else
       return false;
   }();
+  // The moves a diverted slot makes from its back alone before the
+  // spreading walks it from both ends (see levels.hpp); 256 unless the
+  // configuration says.
+  static constexpr std::uint32_t front_walk_after = [] {
+    if constexpr (requires { Config::front_walk_after; })
+      return std::uint32_t{Config::front_walk_after};
+    else
+      return std::uint32_t{256};
+  }();
 
   // shift[k]: the first tick bit of level k; shift[count]: the bits covered.
   static constexpr std::array<unsigned, count + 1> shift = [] {
