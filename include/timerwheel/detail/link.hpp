@@ -60,29 +60,24 @@ inline link* list_unlink(link& node) noexcept {
   return next == prev ? next : nullptr;
 }
 
-// Moves every node of `from` to the back of `to`, in order; `from` becomes empty.
-inline void list_splice_back(link& to, link& from) noexcept {
+// Moves every node of `from`, in order, to right behind `point` (a node of
+// a list or its sentinel); `from` becomes empty.
+inline void list_splice_after(link& point, link& from) noexcept {
   if (list_empty(from)) return;
   link* const first = from.next;
   link* const last = from.prev;
-  first->prev = to.prev;
-  to.prev->next = first;
-  last->next = &to;
-  to.prev = last;
+  last->next = point.next;
+  point.next->prev = last;
+  first->prev = &point;
+  point.next = first;
   list_init(from);
 }
 
+// Moves every node of `from` to the back of `to`, in order; `from` becomes empty.
+inline void list_splice_back(link& to, link& from) noexcept { list_splice_after(*to.prev, from); }
+
 // Moves every node of `from` to the front of `to`, in order; `from` becomes empty.
-inline void list_splice_front(link& to, link& from) noexcept {
-  if (list_empty(from)) return;
-  link* const first = from.next;
-  link* const last = from.prev;
-  last->next = to.next;
-  to.next->prev = last;
-  first->prev = &to;
-  to.next = first;
-  list_init(from);
-}
+inline void list_splice_front(link& to, link& from) noexcept { list_splice_after(to, from); }
 
 // Moves the list of `from`, which holds nodes, to `to`, whose links are
 // overwritten (an empty list's): O(1), the end nodes relinked; `from`
