@@ -661,22 +661,17 @@ class wheel {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
     if (offset < sizeof(slots_))
-      mark_emptied(offset / sizeof(link));
+      mark_empty(offset / sizeof(link));
     else
       mark_empty_if_waiting(sentinel);
   }
 
+  // The rest of mark_empty_if_slot(): a diverted slot's waiting list. A
+  // front list that a cancel empties keeps its bit in the front lists'
+  // words (see front_lists): a store here would cost the caller's loop of
+  // cancels and schedules a reload a step.
   void mark_empty_if_waiting(const link* sentinel) noexcept {
-    if (const link* slot = diverted_.owner_of_waiting(sentinel)) {
-      mark_emptied(index_of(slot));
-      return;
-    }
-    unsigned level;
-    std::size_t s;
-    if (fronts_.owner(sentinel, level, s)) {
-      const std::size_t index = spare_base(level - 1) + s;
-      if (detail::list_empty(held_in(index))) mark_empty(index);
-    }
+    if (const link* slot = diverted_.owner_of_waiting(sentinel)) mark_empty(index_of(slot));
   }
 
   // The list of the timers that the walk from the front of the level above
@@ -687,25 +682,6 @@ class wheel {
     const unsigned below = layout::level_of_word[index / 64];
     if (!fronts::walks_front(below + 1)) return nullptr;
     return &fronts_.list(below + 1, index - spare_base(below));
-  }
-
-  // mark_empty() for a slot whose list has emptied: a spare slot stays
-  // marked occupied while a front list holds timers of it.
-  TIMERWHEEL_ALWAYS_INLINE void mark_emptied(std::size_t index) noexcept {
-    if constexpr (fronts::walks_any) {
-      if (index >= layout::total_slots) [[unlikely]] {
-        mark_spare_emptied(index);
-        return;
-      }
-    }
-    mark_empty(index);
-  }
-
-  // mark_emptied() for a spare slot, out of line: rare, and kept off the
-  // inlined paths of cancel and schedule.
-  TIMERWHEEL_NOINLINE void mark_spare_emptied(std::size_t index) noexcept {
-    const link* front = front_of(index);
-    if (front == nullptr || detail::list_empty(*front)) mark_empty(index);
   }
 
   // The timers of slot `index`: its own list, or for a diverted slot, the
@@ -729,10 +705,15 @@ class wheel {
 
   bool level_occupied(unsigned level) const noexcept { return (active_levels_ >> level & 1) != 0; }
 
+  // Whether the levels, their spare banks, the front lists and the far list
+  // hold no timer (a spare slot's bit says only whether its own list holds
+  // timers).
   bool wheel_empty() const noexcept {
-    if constexpr (layout::has_far)
-      return (active_levels_ | spare_levels_) == 0 && detail::list_empty(far_);
-    return (active_levels_ | spare_levels_) == 0;
+    if ((active_levels_ | spare_levels_) != 0) return false;
+    if constexpr (fronts::walks_any)
+      if (fronts_.levels() != 0 && fronts_.hold_any()) return false;
+    if constexpr (layout::has_far) return detail::list_empty(far_);
+    return true;
   }
 
   // The first occupied slot of a non-empty bank that starts at flat slot
@@ -770,12 +751,14 @@ class wheel {
     };
     // The spare banks, in the order of their blocks, the active slot in its
     // place among them.
-    for (std::uint64_t spares = spare_levels_; spares != 0; spares &= spares - 1) {
+    std::uint64_t spares = spare_levels_;
+    if constexpr (fronts::walks_any) spares |= fronts_.levels() >> 1;
+    for (; spares != 0; spares &= spares - 1) {
       const unsigned j = static_cast<unsigned>(std::countr_zero(spares));
       const tick_type block = next_start(j + 1);
       if (best && distance(block) > distance(*best)) break;
       const std::size_t base = spare_base(j);
-      const unsigned s = first_occupied(base, 0);
+      const unsigned s = first_in_spare(j);
       const tick_type start = static_cast<tick_type>(block | (tick_type{s} << layout::shift[j]));
       if (active != no_slot && distance(active_start) < distance(start)) {
         consider(active_start, active);
@@ -788,6 +771,17 @@ class wheel {
     if constexpr (layout::has_far)
       if (!detail::list_empty(far_)) return earliest_in(far_);
     return std::nullopt;
+  }
+
+  // The first slot of the spare bank of `level` that holds timers, in its
+  // own list or in the front list of the level above.
+  unsigned first_in_spare(unsigned level) const noexcept {
+    unsigned s = std::numeric_limits<unsigned>::max();
+    if ((spare_levels_ >> level & 1) != 0) s = first_occupied(spare_base(level), 0);
+    if constexpr (fronts::walks_any) {
+      if (fronts::walks_front(level + 1)) s = std::min(s, fronts_.first_held(level + 1));
+    }
+    return s;
   }
 
   // The earliest deadline of occupied slot `index`: in its list (for a
@@ -990,7 +984,7 @@ class wheel {
     }
     diverted_.end(ending);
     for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
-      swap_banks<false>(static_cast<unsigned>(std::countr_zero(spares)));
+      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
     // Only the levels with timers, lowest first.
     for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
@@ -1010,7 +1004,7 @@ class wheel {
       return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
     diverted_.end(ending);
     for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
-      swap_banks<true>(static_cast<unsigned>(std::countr_zero(spares)));
+      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
     for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
          held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
@@ -1031,19 +1025,23 @@ class wheel {
   // Puts the timers of the front lists of `level` (but the first, which
   // start_slots() has returned) in front of the lists of the level below,
   // whose bank became the active one at the start of the slot they came
-  // from; their slots are marked occupied already.
+  // from.
   void splice_fronts(unsigned level) noexcept {
     for (std::uint64_t used = fronts_.used(level) & ~std::uint64_t{1}; used != 0;
          used &= used - 1) {
       const auto s = static_cast<std::size_t>(std::countr_zero(used));
-      detail::list_splice_front(slots_[base(level - 1) + s], fronts_.list(level, s));
+      link& front = fronts_.list(level, s);
+      if (detail::list_empty(front)) continue;  // emptied by cancels
+      link& list = slots_[base(level - 1) + s];
+      if (detail::list_empty(list)) mark_occupied(active_levels_, level - 1, base(level - 1) + s);
+      detail::list_splice_front(list, front);
     }
     fronts_.release(level);
   }
 
   // Puts the timers of front list `s` of `level` back in front of the timers
   // still waiting in the diverted slot they came from (older than all of
-  // them), and clears the bit of their spare slot when it holds no other.
+  // them).
   void return_front(unsigned level, std::size_t s) noexcept {
     link& front = fronts_.list(level, s);
     if (detail::list_empty(front)) return;
@@ -1053,8 +1051,6 @@ class wheel {
       mark_occupied(active_word(source / 64) ? active_levels_ : spare_levels_, level, source);
     }
     detail::list_splice_front(waiting, front);
-    const std::size_t index = spare_base(level - 1) + s;
-    if (detail::list_empty(held_in(index))) mark_empty(index);
   }
 
   // Ends the diversions of the levels in `levels` anywhere but at their
@@ -1078,18 +1074,12 @@ class wheel {
   // spare's lists move to the active bank's sentinels, so that a schedule
   // finds the active bank at a constant offset: O(occupied slots of the
   // spare), each list's end nodes relinked to its new sentinel.
-  // With `Fronts`, a spare slot may hold only front-walked timers, in a
-  // list of their own, with its own list empty (see start_slots()).
-  template <bool Fronts>
   void swap_banks(unsigned level) noexcept {
     const std::size_t active = base(level);
     const std::size_t spare = spare_base(level);
     for (std::size_t w = 0; w < layout::words[level]; ++w) {
       for (std::uint64_t slots = occupied_.word(spare / 64 + w); slots != 0; slots &= slots - 1) {
         const std::size_t s = w * 64 + static_cast<std::size_t>(std::countr_zero(slots));
-        // A spare slot of only front-walked timers has an empty list: they
-        // join it after its start (see start_slots()).
-        if (Fronts && detail::list_empty(slots_[spare + s])) continue;
         detail::list_move(slots_[active + s], slots_[spare + s]);
       }
     }
@@ -1191,7 +1181,7 @@ class wheel {
     if (back_alone != moves) [[unlikely]]
       move_from_both_ends(level, moves - back_alone);
     if (!detail::list_empty(from)) return true;
-    mark_emptied(source);
+    mark_empty(source);
     return false;
   }
 
@@ -1234,9 +1224,7 @@ class wheel {
   // its spare slot.
   TIMERWHEEL_ALWAYS_INLINE void move_front(unsigned level, link& node) noexcept {
     detail::list_unlink(node);
-    const std::size_t s = slot_of(deadline_of(node), level - 1);
-    if (fronts_.push_back(level, s, node))
-      mark_occupied(spare_levels_, level - 1, spare_base(level - 1) + s);
+    fronts_.push_back(level, slot_of(deadline_of(node), level - 1), node);
   }
 
   // Whether a slot holds at most small_slot timers: cascaded at its start,

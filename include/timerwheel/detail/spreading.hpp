@@ -116,8 +116,8 @@ class diversions {
 // is still waiting, so each goes to the back of a list of its own, one per
 // spare slot of the level below, which the slot's start puts in front of the
 // rest. A level has them when the bank below it has at most 64 slots (a list
-// head of 16 bytes each, and one word saying which hold timers); the others
-// walk from the back alone.
+// head of 16 bytes each, and one word saying which may hold timers); the
+// others walk from the back alone.
 template <class Layout>
 class front_lists {
   // offset[k]: the first list of level k (1 or above).
@@ -136,7 +136,6 @@ class front_lists {
 
   front_lists() noexcept {
     for (link& l : lists_) list_init(l);
-    used_.fill(0);
   }
   front_lists(const front_lists&) = delete;
   front_lists& operator=(const front_lists&) = delete;
@@ -153,44 +152,39 @@ class front_lists {
     return lists_[offset[level] + s];
   }
 
-  // Appends `node` to list `s` of `level`; returns whether the list was
-  // empty.
-  TIMERWHEEL_ALWAYS_INLINE bool push_back(unsigned level, std::size_t s, link& node) noexcept {
-    link& l = list(level, s);
-    const bool first = list_empty(l);
-    if (first) {
-      used_[level] |= std::uint64_t{1} << s;
-      levels_ |= std::uint64_t{1} << level;
-    }
-    list_push_back(l, node);
-    return first;
+  // Appends `node` to list `s` of `level`.
+  TIMERWHEEL_ALWAYS_INLINE void push_back(unsigned level, std::size_t s, link& node) noexcept {
+    used_[level] |= std::uint64_t{1} << s;
+    levels_ |= std::uint64_t{1} << level;
+    list_push_back(list(level, s), node);
   }
 
-  // Bit k: the front lists of level k may hold timers.
+  // Bit k: some front list of level k may hold timers. Bit s of used(k):
+  // list s of level k may; a cancel that empties a list leaves its bits
+  // (they are cleared when the level's diversion ends).
   std::uint64_t levels() const noexcept { return levels_; }
-
-  // Bit s: front list s of `level` may hold timers (a cancel may have
-  // emptied it since).
   std::uint64_t used(unsigned level) const noexcept { return used_[level]; }
+
+  // The first list of `level` that holds timers; 64 when none does.
+  unsigned first_held(unsigned level) const noexcept {
+    for (std::uint64_t u = used_[level]; u != 0; u &= u - 1) {
+      const auto s = static_cast<unsigned>(std::countr_zero(u));
+      if (!list_empty(list(level, s))) return s;
+    }
+    return 64;
+  }
+
+  // Whether any list holds timers.
+  bool hold_any() const noexcept {
+    for (std::uint64_t l = levels_; l != 0; l &= l - 1)
+      if (first_held(static_cast<unsigned>(std::countr_zero(l))) != 64) return true;
+    return false;
+  }
 
   // Forgets the lists of `level`, all of them empty now.
   void release(unsigned level) noexcept {
     used_[level] = 0;
     levels_ &= ~(std::uint64_t{1} << level);
-  }
-
-  // Whether `sentinel` is one of the front lists, and which: its level and
-  // its slot in the spare bank below. O(levels), for the rare cancel that
-  // empties a list outside the slots.
-  bool owner(const link* sentinel, unsigned& level, std::size_t& s) const noexcept {
-    const std::uintptr_t bytes = reinterpret_cast<std::uintptr_t>(sentinel) -
-                                 reinterpret_cast<std::uintptr_t>(lists_.data());
-    if (bytes >= sizeof(lists_)) return false;
-    const std::size_t flat = bytes / sizeof(link);
-    level = 1;
-    while (flat >= offset[level + 1]) ++level;
-    s = flat - offset[level];
-    return true;
   }
 
   template <class F>
@@ -200,7 +194,7 @@ class front_lists {
 
  private:
   std::array<link, offset[Layout::count]> lists_;
-  std::array<std::uint64_t, Layout::count> used_;
+  std::uint64_t used_[Layout::count]{};
   std::uint64_t levels_ = 0;
 };
 

@@ -45,13 +45,18 @@ void wheel<Config>::check_invariants() const {
           if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
             fail("a diverted slot's own list holds timers");
           // The timers the front walk of the level above moved towards it.
+          // The timers the front walk of the level above moved towards it,
+          // which its occupancy bit does not count.
           const link* front = front_of(index);
           const std::size_t moved = front == nullptr ? 0 : check_links(*front);
           if (moved != 0 && (diverted_.levels() >> (level + 1) & 1) == 0)
             fail("a front list holds timers of a level that is not diverted");
-          const std::size_t n = check_links(sentinel) + moved;
+          if (moved != 0 && (fronts_.used(level + 1) >> (index - first) & 1) == 0)
+            fail("a front list holds timers its bit does not say");
+          const std::size_t own = check_links(sentinel);
+          const std::size_t n = own + moved;
           const bool marked = occupied_.test(index);
-          if (marked != (n != 0)) fail("an occupancy bit disagrees with its slot");
+          if (marked != (own != 0)) fail("an occupancy bit disagrees with its slot");
           if (n != 0 && index - first > layout::slot_mask[level])
             fail("a timer sits in a slot beyond its level");
           if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
@@ -91,6 +96,9 @@ void wheel<Config>::check_invariants() const {
   if (spares_seen != spare_levels_) fail("the mask of spare banks in use disagrees");
   if ((fronts_.levels() & ~diverted_.levels()) != 0)
     fail("a level that is not diverted keeps front lists");
+  for (unsigned level = 1; level < layout::count; ++level)
+    if (((fronts_.levels() >> level & 1) != 0) != (fronts_.used(level) != 0))
+      fail("the mask of levels with front lists disagrees with their bits");
   for (unsigned level = 0; level < layout::count; ++level) {
     const bool diverted = (diverted_.levels() >> level & 1) != 0;
     if (diverted != (diverted_.slot(level) != nullptr))
