@@ -759,6 +759,7 @@ class wheel {
       if (best && distance(block) > distance(*best)) break;
       const std::size_t base = spare_base(j);
       const unsigned s = first_in_spare(j);
+      if (s > layout::slot_mask[j]) continue;  // front lists that cancels emptied
       const tick_type start = static_cast<tick_type>(block | (tick_type{s} << layout::shift[j]));
       if (active != no_slot && distance(active_start) < distance(start)) {
         consider(active_start, active);

@@ -870,8 +870,9 @@ void expect_fired_in_deadline_order(const rig<>& r,
 // front list whose spare slot holds nothing else; expire_all() fires them
 // all, the old first (the slot they came from takes them back in front);
 // with every newer one cancelled first, the slot takes back only what its
-// front lists hold.
-enum class front_list_end { cancel_old, expire_all, cancel_new_then_expire_all };
+// front lists hold; with every timer cancelled, the wheel is empty, though
+// the front lists' words still say they may hold some.
+enum class front_list_end { cancel_old, expire_all, cancel_new_then_expire_all, cancel_all };
 
 void check_front_list_emptied(front_list_end end) {
   constexpr std::size_t n = 500;
@@ -913,6 +914,16 @@ void check_front_list_emptied(front_list_end end) {
       ASSERT_EQ(r.fired.size(), 40U);
       for (std::size_t k = 0; k < 40; ++k) EXPECT_EQ(r.fired[k].index, k);
       break;
+    case front_list_end::cancel_all:
+      // The front lists' words still say timers may be there.
+      for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(r.w.cancel(r[i]));
+      EXPECT_TRUE(r.w.empty());
+      EXPECT_EQ(r.w.next_deadline(), std::nullopt);
+      EXPECT_EQ(r.w.size(), 0U);
+      r.w.check_invariants();
+      r.w.advance(5000, r.record());
+      EXPECT_TRUE(r.fired.empty());
+      break;
   }
   r.w.check_invariants();
   EXPECT_TRUE(r.w.empty());
@@ -923,6 +934,7 @@ TEST(Wheel, FrontListsEmptiedByCancelsOrTakenByExpireAll) {
   check_front_list_emptied(front_list_end::cancel_old);
   check_front_list_emptied(front_list_end::expire_all);
   check_front_list_emptied(front_list_end::cancel_new_then_expire_all);
+  check_front_list_emptied(front_list_end::cancel_all);
 }
 
 // Level 2 in its last slot diverts its next slot, slot 0 of its own spare
