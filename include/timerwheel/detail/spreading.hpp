@@ -108,16 +108,17 @@ class diversions {
 };
 
 // The lists of the walk from the front of a diverted slot (docs/design.md,
-// "Spreading cascades"). Past its first few moves, a diversion takes its
-// timers from both ends of its waiting list: two chains of misses that
-// overlap. The walk from the back puts each timer in front of its spare slot
-// (the newest first, so in scheduling order); the walk from the front takes
-// the oldest first, older than everything in the spare slots and than what
-// is still waiting, so each goes to the back of a list of its own, one per
-// spare slot of the level below, which the slot's start puts in front of the
-// rest. A level has them when the bank below it has at most 64 slots (a list
-// head of 16 bytes each, and one word saying which may hold timers); the
-// others walk from the back alone.
+// "Spreading cascades"). Past its first moves (front_walk_after: 256 unless
+// the configuration says), a diversion takes its timers from both ends of
+// its waiting list: two chains of misses that overlap. The walk from the
+// back puts each timer in front of its spare slot (the newest first, so in
+// scheduling order); the walk from the front takes the oldest first, older
+// than everything in the spare slots and than what is still waiting, so
+// each goes to the back of a list of its own, one per spare slot of the
+// level below, which the slot's start puts in front of the rest. A level
+// has them when the bank below it has at most 64 slots (a list head of 16
+// bytes each, and one word saying which may hold timers); the others walk
+// from the back alone.
 template <class Layout>
 class front_lists {
   // offset[k]: the first list of level k (1 or above).
