@@ -711,6 +711,8 @@ class wheel {
   bool wheel_empty() const noexcept {
     if ((active_levels_ | spare_levels_) != 0) return false;
     if constexpr (fronts::walks_any)
+      // The mask first: the call alone, on every pop's path, cost a hold 11
+      // instructions (W6 trace at 100 events).
       if (fronts_.levels() != 0 && fronts_.hold_any()) return false;
     if constexpr (layout::has_far) return detail::list_empty(far_);
     return true;
@@ -984,8 +986,7 @@ class wheel {
       }
     }
     diverted_.end(ending);
-    for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
-      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
+    swap_banks_below(top);
     // Only the levels with timers, lowest first.
     for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
@@ -1004,8 +1005,7 @@ class wheel {
     for (std::uint64_t f = fronted; f != 0; f &= f - 1)
       return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
     diverted_.end(ending);
-    for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
-      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
+    swap_banks_below(top);
     for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
          held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
@@ -1067,6 +1067,12 @@ class wheel {
       }
     }
     diverted_.end(levels);
+  }
+
+  // swap_banks() for every level below `top` whose spare bank holds timers.
+  void swap_banks_below(unsigned top) noexcept {
+    for (std::uint64_t spares = spare_levels_ & (bit(top) - 1); spares != 0; spares &= spares - 1)
+      swap_banks(static_cast<unsigned>(std::countr_zero(spares)));
   }
 
   // Makes the spare bank of `level` the active one, at the start of the

@@ -44,7 +44,6 @@ void wheel<Config>::check_invariants() const {
           const link& sentinel = held_in(index);
           if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
             fail("a diverted slot's own list holds timers");
-          // The timers the front walk of the level above moved towards it.
           // The timers the front walk of the level above moved towards it,
           // which its occupancy bit does not count.
           const link* front = front_of(index);
