@@ -1,6 +1,7 @@
-// timerwheel_bench_slots: lists or arrays for the wheel's slots. The two prototypes of
-// slot_lists.hpp and slot_arrays.hpp (the same placement, two storages) beside the wheel
-// (wheel6) and the 4-ary heap (heap4), on W2 (expiry), W1 (churn) and W4 (memory), in one run:
+// timerwheel_bench_slots: lists or arrays for the wheel's slots. The prototypes of this directory
+// (the same placement, storages that differ: lists, arrays, both, and lists that a cascade walks
+// two or four at once) beside the wheel (wheel6) and the 4-ary heap (heap4), on W2 (expiry), W1
+// (churn) and W4 (memory), in one run:
 // repetitions interleaved (the order of the structures rotates each repetition), medians with the
 // spread of the repetitions, ratios to heap4 from the same run. Every run checks its answer and a
 // wrong one stops the program (exit 1): W2's firings against a sorted model (the timers stably
@@ -38,6 +39,7 @@
 #include "slot_dual.hpp"
 #include "slot_hybrid.hpp"
 #include "slot_lists.hpp"
+#include "slot_walks.hpp"
 
 namespace tb = timerwheel_bench;
 using tb::slots::slot_arrays;
@@ -46,6 +48,9 @@ using slot_hybrid2 = tb::slots::slot_hybrid<2>;
 using slot_hybrid3 = tb::slots::slot_hybrid<3>;
 using slot_dual = tb::slots::slot_dual<false>;
 using slot_dual2 = tb::slots::slot_dual<true>;
+using slot_walks2 = tb::slots::slot_walks<tb::slots::level_count>;
+using slot_walks4 = tb::slots::slot_walks<2>;
+using slot_walks4_3 = tb::slots::slot_walks<3>;
 
 namespace {
 
@@ -89,9 +94,10 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-constexpr const char* names[] = {"wheel6",       "heap4",        "slot_lists", "slot_arrays",
-                                 "slot_hybrid2", "slot_hybrid3", "slot_dual",  "slot_dual2"};
-constexpr int structures = 8;
+constexpr const char* names[] = {"wheel6",       "heap4",        "slot_lists",   "slot_arrays",
+                                 "slot_hybrid2", "slot_hybrid3", "slot_dual",    "slot_dual2",
+                                 "slot_walks2",  "slot_walks4",  "slot_walks4_3"};
+constexpr int structures = 11;
 
 template <class F>
 void for_structure(int k, F&& f) {
@@ -117,8 +123,17 @@ void for_structure(int k, F&& f) {
     case 6:
       f.template operator()<slot_dual>();
       break;
-    default:
+    case 7:
       f.template operator()<slot_dual2>();
+      break;
+    case 8:
+      f.template operator()<slot_walks2>();
+      break;
+    case 9:
+      f.template operator()<slot_walks4>();
+      break;
+    default:
+      f.template operator()<slot_walks4_3>();
       break;
   }
 }
@@ -131,8 +146,8 @@ void print_row(const std::string& label, const cell (&c)[structures], bool part)
     std::printf(" %.1f [%.1f-%.1f] |", median(v), *std::min_element(v.begin(), v.end()),
                 *std::max_element(v.begin(), v.end()));
   }
-  for (int k : {0, 2, 3, 4, 5, 6, 7})
-    std::printf(" %.2f |", median(part ? c[k].part_ns : c[k].ns) / base);
+  for (int k = 0; k < structures; ++k)
+    if (k != 1) std::printf(" %.2f |", median(part ? c[k].part_ns : c[k].ns) / base);
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -140,9 +155,10 @@ void print_row(const std::string& label, const cell (&c)[structures], bool part)
 void header(const char* unit) {
   std::printf("\n| %s |", unit);
   for (const char* n : names) std::printf(" %s |", n);
-  for (const int k : {0, 2, 3, 4, 5, 6, 7}) std::printf(" %s/heap4 |", names[k]);
+  for (int k = 0; k < structures; ++k)
+    if (k != 1) std::printf(" %s/heap4 |", names[k]);
   std::printf("\n| --- |");
-  for (int k = 0; k < structures + 7; ++k) std::printf(" ---: |");
+  for (int k = 0; k < 2 * structures - 1; ++k) std::printf(" ---: |");
   std::printf("\n");
 }
 
@@ -256,7 +272,7 @@ void self_check() {
   const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots check"));
   std::uint64_t reference = 0;
   std::uint64_t fired = 0;
-  for (const int k : {1, 0, 2, 3, 4, 5, 6, 7}) {
+  for (const int k : {1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
     for_structure(k, [&]<class A>() {
       const tb::run_result res = tb::run_w1<A>(s);
       if (!res.error.empty()) fail(std::string("check ") + A::name + ": " + res.error);
@@ -268,9 +284,23 @@ void self_check() {
       }
     });
   }
+  // And W2 at R = 2^20, whose cascades come down from level 3 (the paired lists of slot_walks
+  // among them), against the sorted model.
+  const tb::w2_params q{20'000, range, range / 1024};
+  const tb::w2_sequence w2 = tb::make_w2_sequence(q, tb::derive_seed(42, "slots check W2"));
+  const std::uint64_t model = w2_model_checksum(w2);
+  for (int k = 0; k < structures; ++k) {
+    for_structure(k, [&]<class A>() {
+      const tb::run_result res = tb::run_w2<A>(w2);
+      if (!res.error.empty()) fail(std::string("check W2 ") + A::name + ": " + res.error);
+      if (res.checksum != model)
+        fail(std::string("check W2 ") + A::name + ": not the model's order");
+    });
+  }
   std::printf(
       "self-check: W1 N = 10,000, R = 1,024, 500,000 steps: %llu firings, every structure "
-      "in heap4's order\n",
+      "in heap4's order; W2 N = 20,000, R = 2^20, steps of R/1024: every structure in the "
+      "sorted model's order\n",
       static_cast<unsigned long long>(fired));
 }
 

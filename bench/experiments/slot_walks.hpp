@@ -1,0 +1,307 @@
+// Prototype (e): the lists of slot_lists.hpp, with cascades that walk several lists at once.
+//
+// - slot_walks<level_count> ("slot_walks2"): one list a slot, and a cascade walks it from both
+//   ends at once, as the wheel's cascades do: two chains of misses.
+// - slot_walks<2> ("slot_walks4") and slot_walks<3> ("slot_walks4_3"): at the levels from 2 (or
+//   3) up, two lists a slot, split by the deadline bit just below the slot's digit (the top bit
+//   of the level below). Timers of different deadlines need no order between them, and every
+//   timer of one deadline is in one of the two lists, so the two are independent; a cascade
+//   walks both, each from both ends: four chains. The slot's occupancy bit stands for both lists.
+// All three place a timer with the same code (a table a level: the field of the deadline that
+// names its list), so that what differs between them is the tables' contents alone
+// (docs/perf/2026-11-28-w2-four-walks.md).
+//
+// Either way a cascade keeps exact order: it fills only lists that are empty (a slot that starts
+// holds every timer of its range), the walk from the front puts each timer behind the ones it put
+// in that list before, and the walk from the back puts each right behind the front walk's (the
+// newest first), so every list gets its timers oldest first.
+// Benchmark-only: callbacks of advance must not schedule or cancel (the workloads here do not).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "../adapters/common.hpp"
+#include "placement.hpp"
+#include "slot_lists.hpp"
+
+namespace timerwheel_bench::slots {
+
+template <unsigned PairedFrom>
+class slot_walks {
+ public:
+  using node = basic_node<list_hook>;
+  static constexpr bool Pairs = PairedFrom < level_count;
+  static constexpr const char* name = !Pairs            ? "slot_walks2"
+                                      : PairedFrom == 2 ? "slot_walks4"
+                                                        : "slot_walks4_3";
+  static constexpr std::size_t hook_bytes = sizeof(list_hook);
+
+  explicit slot_walks(std::size_t n) : nodes_(n) {
+    for (list_hook& h : heads_) h.next = h.prev = &h;
+  }
+  slot_walks(const slot_walks&) = delete;
+  slot_walks& operator=(const slot_walks&) = delete;
+
+  bench_payload& payload(std::uint32_t i) noexcept { return nodes_[i].payload; }
+  const bench_payload& payload(std::uint32_t i) const noexcept { return nodes_[i].payload; }
+
+  void schedule(std::uint32_t i, std::uint64_t deadline) noexcept {
+    node& x = nodes_[i];
+    x.payload.requested = deadline;
+    if (x.prev != nullptr) unlink(x);
+    x.deadline = deadline;
+    const place p = where(deadline < now_ ? now_ : deadline);
+    list_hook& h = heads_[p.list];
+    // A slot's bit is set by its lists' first timers, as the wheel sets it: the same code for one
+    // list a slot and for two, whose difference is then the tables' contents alone.
+    if (h.prev == &h) occ_.set(p.slot);
+    push_back(h, x);
+  }
+
+  bool cancel(std::uint32_t i) noexcept {
+    node& x = nodes_[i];
+    if (x.prev == nullptr) return false;
+    unlink(x);
+    return true;
+  }
+
+  template <class F>
+  std::size_t advance(std::uint64_t to, F&& f) {
+    std::size_t fired = 0;
+    while (!occ_.empty()) {
+      std::uint64_t start = 0;
+      const std::uint32_t flat = occ_.next(now_, start);
+      if (start > to) break;
+      now_ = start;
+      if (flat < slots_per_level) {
+        fired += fire(flat, f);
+      } else {
+        cascade(flat);
+      }
+    }
+    if (to > now_) now_ = to;
+    return fired;
+  }
+
+  std::size_t size() const noexcept {
+    std::size_t n = 0;
+    for (const list_hook& h : heads_)
+      for (const list_hook* p = h.next; p != &h; p = p->next) ++n;
+    return n;
+  }
+  bool pending(std::uint32_t i) const noexcept { return nodes_[i].prev != nullptr; }
+  std::uint64_t hook_deadline(std::uint32_t i) const noexcept { return nodes_[i].deadline; }
+
+  std::optional<std::uint64_t> next_deadline() const noexcept {
+    if (occ_.empty()) return std::nullopt;
+    std::uint64_t start = 0;
+    const std::uint32_t flat = occ_.next(now_, start);
+    if (flat < slots_per_level) return start;
+    std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
+    const std::uint32_t first = first_list(flat);
+    for (std::uint32_t l = first; l < first + lists_of(flat); ++l)
+      for (const list_hook* p = heads_[l].next; p != &heads_[l]; p = p->next)
+        best = std::min(best, p->deadline);
+    return best;
+  }
+
+  void check_invariants() const {
+    for (std::uint32_t flat = 0; flat < slot_count; ++flat) {
+      bool held = false;
+      const std::uint32_t first = first_list(flat);
+      for (std::uint32_t l = first; l < first + lists_of(flat); ++l) {
+        const list_hook& h = heads_[l];
+        held |= h.next != &h;
+        std::uint64_t last = 0;
+        for (const list_hook* p = h.next; p != &h; p = p->next) {
+          if (p->next->prev != p) throw std::logic_error("slot_walks: links disagree");
+          if (p->deadline < now_ || where(p->deadline).slot != flat || where(p->deadline).list != l)
+            throw std::logic_error("slot_walks: a timer off its list");
+          if (flat < slots_per_level && p != h.next && p->deadline != last)
+            throw std::logic_error("slot_walks: a level-0 slot with two deadlines");
+          last = p->deadline;
+        }
+      }
+      if (held != occ_.test(flat)) throw std::logic_error("slot_walks: occupancy bit");
+    }
+  }
+
+ private:
+  // The levels below PairedFrom keep one list a slot, the others two.
+  static constexpr bool paired(unsigned level) noexcept { return level >= PairedFrom; }
+  static constexpr std::uint32_t lists_in(unsigned level) noexcept {
+    return paired(level) ? 2 * slots_per_level : slots_per_level;
+  }
+  // list_base[k]: the index of level k's first list; list_base[level_count]: every list.
+  static constexpr std::array<std::uint32_t, level_count + 1> list_base = [] {
+    std::array<std::uint32_t, level_count + 1> b{};
+    for (unsigned k = 0; k < level_count; ++k) b[k + 1] = b[k] + lists_in(k);
+    return b;
+  }();
+  static constexpr std::uint32_t list_count = list_base[level_count];
+
+  static std::uint32_t lists_of(std::uint32_t flat) noexcept {
+    return paired(flat / slots_per_level) ? 2 : 1;
+  }
+  static std::uint32_t first_list(std::uint32_t flat) noexcept {
+    const unsigned level = flat / slots_per_level;
+    return list_base[level] + (flat % slots_per_level) * lists_of(flat);
+  }
+  // A level's lists: list (at >> shift) & mask of the level's, from its first list `base`;
+  // the slot's digit is that field shifted right by `pair` (1 where a slot has two lists).
+  struct geometry {
+    unsigned shift;
+    std::uint32_t mask;
+    std::uint32_t base;
+    unsigned pair;
+  };
+  static constexpr std::array<geometry, level_count> geometries = [] {
+    std::array<geometry, level_count> g{};
+    for (unsigned k = 0; k < level_count; ++k)
+      g[k] = {k * level_bits - (paired(k) ? 1 : 0), lists_in(k) - 1, list_base[k],
+              paired(k) ? 1u : 0u};
+    return g;
+  }();
+  struct place {
+    std::uint32_t list;
+    std::uint32_t slot;  // flat
+  };
+  // Where a timer of deadline `at` (at or after now) goes: the level of placement.hpp's
+  // flat_slot(), then the level's list field of the deadline.
+  place where(std::uint64_t at) const noexcept {
+    const std::uint64_t x = at ^ now_;
+    const unsigned level = x == 0 ? 0 : (63u - static_cast<unsigned>(std::countl_zero(x))) / 6;
+    const geometry& g = geometries[level];
+    const auto field = static_cast<std::uint32_t>(at >> g.shift) & g.mask;
+    return {g.base + field, level * slots_per_level + (field >> g.pair)};
+  }
+  // The flat slot of list `l`: with pairs, level k >= 2 starts at list 128 (k - 1), so slot
+  // 64 k + field / 2 is (l + 128) / 2.
+  static std::uint32_t slot_of_list(std::uint32_t l) noexcept {
+    constexpr std::uint32_t unpaired = PairedFrom * slots_per_level;
+    if constexpr (Pairs) return l < unpaired ? l : (l + unpaired) / 2;
+    return l;
+  }
+
+  bool is_head(const list_hook* p) const noexcept {
+    return p >= heads_.data() && p < heads_.data() + list_count;
+  }
+  static void push_back(list_hook& h, list_hook& x) noexcept {
+    x.next = &h;
+    x.prev = h.prev;
+    h.prev->next = &x;
+    h.prev = &x;
+  }
+  static void insert_after(list_hook& at, list_hook& x) noexcept {
+    x.prev = &at;
+    x.next = at.next;
+    at.next->prev = &x;
+    at.next = &x;
+  }
+  void unlink(list_hook& x) noexcept {
+    list_hook* const n = x.next;
+    list_hook* const p = x.prev;
+    p->next = n;
+    n->prev = p;
+    x.prev = nullptr;
+    if (n == p && is_head(n)) [[unlikely]]
+      emptied(static_cast<std::uint32_t>(n - heads_.data()));
+  }
+  // List `l` has just emptied: its slot's bit goes when the slot's other list is empty too.
+  void emptied(std::uint32_t l) noexcept {
+    if constexpr (Pairs) {
+      // The pair's lists are 2j and 2j + 1 (every level's first list is even).
+      const list_hook& other = heads_[l ^ 1];
+      if (l >= PairedFrom * slots_per_level && other.next != &other) return;
+    }
+    occ_.clear(slot_of_list(l));
+  }
+
+  template <class F>
+  [[gnu::noinline]] std::size_t fire(std::uint32_t flat, F& f) {
+    list_hook& h = heads_[flat];  // level 0: list index == flat index
+    list_hook* p = h.next;
+    h.next = h.prev = &h;
+    occ_.clear(flat);
+    std::size_t fired = 0;
+    while (p != &h) {
+      list_hook* const next = p->next;
+      p->prev = nullptr;
+      f(static_cast<std::uint32_t>(static_cast<node*>(p) - nodes_.data()));
+      ++fired;
+      p = next;
+    }
+    return fired;
+  }
+
+  // One list being cascaded: [front, back] left to walk, in list order.
+  struct walk {
+    list_hook* front = nullptr;
+    list_hook* back = nullptr;
+    bool done = true;
+  };
+  static walk take(list_hook& h) noexcept {
+    walk w;
+    if (h.next == &h) return w;
+    w = {h.next, h.prev, false};
+    h.next = h.prev = &h;
+    return w;
+  }
+
+  // Where the front walk puts its next timer, per target list (the lists of the levels below).
+  using points = std::array<list_hook*, list_count>;
+
+  void place_after(points& after, list_hook& x, bool front) noexcept {
+    const place p = where(x.deadline);
+    occ_.set(p.slot);
+    insert_after(*after[p.list], x);
+    if (front) after[p.list] = &x;
+  }
+  // One step of each end of `w`.
+  void step(points& after, walk& w) noexcept {
+    list_hook* const ahead = w.front->next;
+    list_hook* const behind = w.back->prev;
+    place_after(after, *w.back, false);
+    if (w.front == w.back) {
+      w.done = true;
+      return;
+    }
+    place_after(after, *w.front, true);
+    if (ahead == w.back) {
+      w.done = true;
+      return;
+    }
+    w.front = ahead;
+    w.back = behind;
+  }
+
+  [[gnu::noinline]] void cascade(std::uint32_t flat) noexcept {
+    const unsigned level = flat / slots_per_level;
+    const std::uint32_t first = first_list(flat);
+    walk a = take(heads_[first]);
+    walk b = lists_of(flat) == 2 ? take(heads_[first + 1]) : walk{};
+    occ_.clear(flat);
+    points after;
+    for (std::uint32_t l = 0; l < list_base[level]; ++l) after[l] = &heads_[l];
+    while (!a.done && !b.done) {
+      step(after, a);
+      step(after, b);
+    }
+    while (!a.done) step(after, a);
+    while (!b.done) step(after, b);
+  }
+
+  std::vector<node> nodes_;
+  std::array<list_hook, list_count> heads_;
+  occupancy occ_;
+  std::uint64_t now_ = 0;
+};
+
+}  // namespace timerwheel_bench::slots
