@@ -65,4 +65,25 @@ class occupancy {
   std::uint32_t levels_ = 0;
 };
 
+// The advance of every prototype here: every slot that starts at or before `to`, in order, now
+// moved to its start; a level-0 slot fires (`fire(flat)` returns how many), a slot above it
+// cascades (`cascade(flat)`). Then now is `to`.
+template <class Fire, class Cascade>
+std::size_t advance_slots(const occupancy& occ, std::uint64_t& now, std::uint64_t to, Fire&& fire,
+                          Cascade&& cascade) {
+  std::size_t fired = 0;
+  while (!occ.empty()) {
+    std::uint64_t start = 0;
+    const std::uint32_t flat = occ.next(now, start);
+    if (start > to) break;
+    now = start;
+    if (flat < slots_per_level)
+      fired += fire(flat);
+    else
+      cascade(flat);
+  }
+  if (to > now) now = to;
+  return fired;
+}
+
 }  // namespace timerwheel_bench::slots

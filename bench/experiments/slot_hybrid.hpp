@@ -85,22 +85,14 @@ class slot_hybrid {
 
   template <class F>
   std::size_t advance(std::uint64_t to, F&& f) {
-    std::size_t fired = 0;
-    while (!occ_.empty()) {
-      std::uint64_t start = 0;
-      const std::uint32_t flat = occ_.next(now_, start);
-      if (start > to) break;
-      now_ = start;
-      if (flat < slots_per_level) {
-        fired += fire(flat, f);
-      } else if (flat < first_list_slot) {
-        cascade_array(flat);
-      } else {
-        cascade_list(flat);
-      }
-    }
-    if (to > now_) now_ = to;
-    return fired;
+    return advance_slots(
+        occ_, now_, to, [&](std::uint32_t flat) { return fire(flat, f); },
+        [this](std::uint32_t flat) {
+          if (flat < first_list_slot)
+            cascade_array(flat);
+          else
+            cascade_list(flat);
+        });
   }
 
   std::size_t size() const noexcept {

@@ -24,17 +24,22 @@ struct list_hook {
   std::uint64_t deadline = 0;
 };
 
-class slot_lists {
+// What the list prototypes share (this one and slot_walks.hpp): the nodes, `Lists` sentinels, the
+// occupancy words and now, and the calls that only reach them. `Derived` places a timer
+// (`place(list_hook&)`, its deadline set, at or after now), says what a list emptied by a cancel
+// changes (`emptied(list)`), where a slot's lists are (`lists_of_slot(flat)`), and fires
+// (`fire(flat, f)`) or cascades (`cascade(flat)`) a slot that starts.
+template <class Derived, std::size_t Lists>
+class list_prototype {
  public:
   using node = basic_node<list_hook>;
-  static constexpr const char* name = "slot_lists";
   static constexpr std::size_t hook_bytes = sizeof(list_hook);
 
-  explicit slot_lists(std::size_t n) : nodes_(n) {
+  explicit list_prototype(std::size_t n) : nodes_(n) {
     for (list_hook& h : heads_) h.next = h.prev = &h;
   }
-  slot_lists(const slot_lists&) = delete;
-  slot_lists& operator=(const slot_lists&) = delete;
+  list_prototype(const list_prototype&) = delete;
+  list_prototype& operator=(const list_prototype&) = delete;
 
   bench_payload& payload(std::uint32_t i) noexcept { return nodes_[i].payload; }
   const bench_payload& payload(std::uint32_t i) const noexcept { return nodes_[i].payload; }
@@ -44,7 +49,7 @@ class slot_lists {
     x.payload.requested = deadline;
     if (x.prev != nullptr) unlink(x);
     x.deadline = deadline;
-    place(x);
+    self().place(x);
   }
 
   bool cancel(std::uint32_t i) noexcept {
@@ -56,20 +61,9 @@ class slot_lists {
 
   template <class F>
   std::size_t advance(std::uint64_t to, F&& f) {
-    std::size_t fired = 0;
-    while (!occ_.empty()) {
-      std::uint64_t start = 0;
-      const std::uint32_t flat = occ_.next(now_, start);
-      if (start > to) break;
-      now_ = start;
-      if (flat < slots_per_level) {
-        fired += fire(flat, f);
-      } else {
-        cascade(flat);
-      }
-    }
-    if (to > now_) now_ = to;
-    return fired;
+    return advance_slots(
+        occ_, now_, to, [&](std::uint32_t flat) { return self().fire(flat, f); },
+        [this](std::uint32_t flat) { self().cascade(flat); });
   }
 
   std::size_t size() const noexcept {
@@ -80,18 +74,64 @@ class slot_lists {
   }
   bool pending(std::uint32_t i) const noexcept { return nodes_[i].prev != nullptr; }
   std::uint64_t hook_deadline(std::uint32_t i) const noexcept { return nodes_[i].deadline; }
-  std::size_t held_bytes() const noexcept { return 0; }
 
+  // The next slot's start where it is of level 0, else the earliest deadline in its lists.
   std::optional<std::uint64_t> next_deadline() const noexcept {
     if (occ_.empty()) return std::nullopt;
     std::uint64_t start = 0;
     const std::uint32_t flat = occ_.next(now_, start);
     if (flat < slots_per_level) return start;
     std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
-    for (const list_hook* p = heads_[flat].next; p != &heads_[flat]; p = p->next)
-      best = std::min(best, p->deadline);
+    const auto [first, count] = Derived::lists_of_slot(flat);
+    for (std::uint32_t l = first; l < first + count; ++l)
+      for (const list_hook* p = heads_[l].next; p != &heads_[l]; p = p->next)
+        best = std::min(best, p->deadline);
     return best;
   }
+
+ protected:
+  // The lists of a slot: the first's index and how many.
+  struct lists {
+    std::uint32_t first;
+    std::uint32_t count;
+  };
+
+  static void push_back(list_hook& h, list_hook& x) noexcept {
+    x.next = &h;
+    x.prev = h.prev;
+    h.prev->next = &x;
+    h.prev = &x;
+  }
+  void unlink(list_hook& x) noexcept {
+    list_hook* const n = x.next;
+    list_hook* const p = x.prev;
+    p->next = n;
+    n->prev = p;
+    x.prev = nullptr;
+    if (n == p && n >= heads_.data() && n < heads_.data() + Lists) [[unlikely]]
+      self().emptied(static_cast<std::uint32_t>(n - heads_.data()));
+  }
+  // The timer of node `p`, by its index.
+  std::uint32_t index_of(list_hook* p) const noexcept {
+    return static_cast<std::uint32_t>(static_cast<node*>(p) - nodes_.data());
+  }
+
+  std::vector<node> nodes_;
+  std::array<list_hook, Lists> heads_;
+  occupancy occ_;
+  std::uint64_t now_ = 0;
+
+ private:
+  Derived& self() noexcept { return static_cast<Derived&>(*this); }
+};
+
+class slot_lists : public list_prototype<slot_lists, slot_count> {
+ public:
+  static constexpr const char* name = "slot_lists";
+
+  explicit slot_lists(std::size_t n) : list_prototype(n) {}
+
+  std::size_t held_bytes() const noexcept { return 0; }
 
   void check_invariants() const {
     for (std::uint32_t s = 0; s < slot_count; ++s) {
@@ -110,27 +150,16 @@ class slot_lists {
   }
 
  private:
-  bool is_head(const list_hook* p) const noexcept {
-    return p >= heads_.data() && p < heads_.data() + slot_count;
-  }
+  friend list_prototype;
+
+  static lists lists_of_slot(std::uint32_t flat) noexcept { return {flat, 1}; }
+
   void place(list_hook& x) noexcept {
     const std::uint32_t flat = flat_slot(x.deadline < now_ ? now_ : x.deadline, now_);
-    list_hook& h = heads_[flat];
-    x.next = &h;
-    x.prev = h.prev;
-    h.prev->next = &x;
-    h.prev = &x;
+    push_back(heads_[flat], x);
     occ_.set(flat);
   }
-  void unlink(list_hook& x) noexcept {
-    list_hook* const n = x.next;
-    list_hook* const p = x.prev;
-    p->next = n;
-    n->prev = p;
-    x.prev = nullptr;
-    if (n == p && is_head(n)) [[unlikely]]
-      occ_.clear(static_cast<std::uint32_t>(n - heads_.data()));
-  }
+  void emptied(std::uint32_t flat) noexcept { occ_.clear(flat); }
   // Detaches the slot's list whole; returns its first node (the sentinel when empty).
   list_hook* take(std::uint32_t flat) noexcept {
     list_hook& h = heads_[flat];
@@ -147,7 +176,7 @@ class slot_lists {
     for (list_hook* p = take(flat); p != end;) {
       list_hook* const next = p->next;
       p->prev = nullptr;
-      f(static_cast<std::uint32_t>(static_cast<node*>(p) - nodes_.data()));
+      f(index_of(p));
       ++fired;
       p = next;
     }
@@ -161,11 +190,6 @@ class slot_lists {
       p = next;
     }
   }
-
-  std::vector<node> nodes_;
-  std::array<list_hook, slot_count> heads_;
-  occupancy occ_;
-  std::uint64_t now_ = 0;
 };
 
 }  // namespace timerwheel_bench::slots

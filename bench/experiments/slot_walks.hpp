@@ -33,84 +33,23 @@
 
 namespace timerwheel_bench::slots {
 
+// The lists of slot_walks<PairedFrom>: one a slot below level PairedFrom, two from it up.
+constexpr std::size_t walk_lists(unsigned paired_from) noexcept {
+  const unsigned single = paired_from < level_count ? paired_from : level_count;
+  return slots_per_level * (single + 2 * (level_count - single));
+}
+
 template <unsigned PairedFrom>
-class slot_walks {
+class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(PairedFrom)> {
+  using base = list_prototype<slot_walks<PairedFrom>, walk_lists(PairedFrom)>;
+
  public:
-  using node = basic_node<list_hook>;
   static constexpr bool Pairs = PairedFrom < level_count;
   static constexpr const char* name = !Pairs            ? "slot_walks2"
                                       : PairedFrom == 2 ? "slot_walks4"
                                                         : "slot_walks4_3";
-  static constexpr std::size_t hook_bytes = sizeof(list_hook);
 
-  explicit slot_walks(std::size_t n) : nodes_(n) {
-    for (list_hook& h : heads_) h.next = h.prev = &h;
-  }
-  slot_walks(const slot_walks&) = delete;
-  slot_walks& operator=(const slot_walks&) = delete;
-
-  bench_payload& payload(std::uint32_t i) noexcept { return nodes_[i].payload; }
-  const bench_payload& payload(std::uint32_t i) const noexcept { return nodes_[i].payload; }
-
-  void schedule(std::uint32_t i, std::uint64_t deadline) noexcept {
-    node& x = nodes_[i];
-    x.payload.requested = deadline;
-    if (x.prev != nullptr) unlink(x);
-    x.deadline = deadline;
-    const place p = where(deadline < now_ ? now_ : deadline);
-    list_hook& h = heads_[p.list];
-    // A slot's bit is set by its lists' first timers, as the wheel sets it: the same code for one
-    // list a slot and for two, whose difference is then the tables' contents alone.
-    if (h.prev == &h) occ_.set(p.slot);
-    push_back(h, x);
-  }
-
-  bool cancel(std::uint32_t i) noexcept {
-    node& x = nodes_[i];
-    if (x.prev == nullptr) return false;
-    unlink(x);
-    return true;
-  }
-
-  template <class F>
-  std::size_t advance(std::uint64_t to, F&& f) {
-    std::size_t fired = 0;
-    while (!occ_.empty()) {
-      std::uint64_t start = 0;
-      const std::uint32_t flat = occ_.next(now_, start);
-      if (start > to) break;
-      now_ = start;
-      if (flat < slots_per_level) {
-        fired += fire(flat, f);
-      } else {
-        cascade(flat);
-      }
-    }
-    if (to > now_) now_ = to;
-    return fired;
-  }
-
-  std::size_t size() const noexcept {
-    std::size_t n = 0;
-    for (const list_hook& h : heads_)
-      for (const list_hook* p = h.next; p != &h; p = p->next) ++n;
-    return n;
-  }
-  bool pending(std::uint32_t i) const noexcept { return nodes_[i].prev != nullptr; }
-  std::uint64_t hook_deadline(std::uint32_t i) const noexcept { return nodes_[i].deadline; }
-
-  std::optional<std::uint64_t> next_deadline() const noexcept {
-    if (occ_.empty()) return std::nullopt;
-    std::uint64_t start = 0;
-    const std::uint32_t flat = occ_.next(now_, start);
-    if (flat < slots_per_level) return start;
-    std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
-    const std::uint32_t first = first_list(flat);
-    for (std::uint32_t l = first; l < first + lists_of(flat); ++l)
-      for (const list_hook* p = heads_[l].next; p != &heads_[l]; p = p->next)
-        best = std::min(best, p->deadline);
-    return best;
-  }
+  explicit slot_walks(std::size_t n) : base(n) {}
 
   void check_invariants() const {
     for (std::uint32_t flat = 0; flat < slot_count; ++flat) {
@@ -150,6 +89,9 @@ class slot_walks {
   static std::uint32_t lists_of(std::uint32_t flat) noexcept {
     return paired(flat / slots_per_level) ? 2 : 1;
   }
+  static typename base::lists lists_of_slot(std::uint32_t flat) noexcept {
+    return {first_list(flat), lists_of(flat)};
+  }
   static std::uint32_t first_list(std::uint32_t flat) noexcept {
     const unsigned level = flat / slots_per_level;
     return list_base[level] + (flat % slots_per_level) * lists_of(flat);
@@ -169,13 +111,13 @@ class slot_walks {
               paired(k) ? 1u : 0u};
     return g;
   }();
-  struct place {
+  struct spot {
     std::uint32_t list;
     std::uint32_t slot;  // flat
   };
   // Where a timer of deadline `at` (at or after now) goes: the level of placement.hpp's
   // flat_slot(), then the level's list field of the deadline.
-  place where(std::uint64_t at) const noexcept {
+  spot where(std::uint64_t at) const noexcept {
     const std::uint64_t x = at ^ now_;
     const unsigned level = x == 0 ? 0 : (63u - static_cast<unsigned>(std::countl_zero(x))) / 6;
     const geometry& g = geometries[level];
@@ -190,29 +132,24 @@ class slot_walks {
     return l;
   }
 
-  bool is_head(const list_hook* p) const noexcept {
-    return p >= heads_.data() && p < heads_.data() + list_count;
-  }
-  static void push_back(list_hook& h, list_hook& x) noexcept {
-    x.next = &h;
-    x.prev = h.prev;
-    h.prev->next = &x;
-    h.prev = &x;
+  friend base;
+  using base::heads_;
+  using base::now_;
+  using base::occ_;
+
+  void place(list_hook& x) noexcept {
+    const spot p = where(x.deadline < now_ ? now_ : x.deadline);
+    list_hook& h = heads_[p.list];
+    // A slot's bit is set by its lists' first timers, as the wheel sets it: the same code for one
+    // list a slot and for two, whose difference is then the tables' contents alone.
+    if (h.prev == &h) occ_.set(p.slot);
+    base::push_back(h, x);
   }
   static void insert_after(list_hook& at, list_hook& x) noexcept {
     x.prev = &at;
     x.next = at.next;
     at.next->prev = &x;
     at.next = &x;
-  }
-  void unlink(list_hook& x) noexcept {
-    list_hook* const n = x.next;
-    list_hook* const p = x.prev;
-    p->next = n;
-    n->prev = p;
-    x.prev = nullptr;
-    if (n == p && is_head(n)) [[unlikely]]
-      emptied(static_cast<std::uint32_t>(n - heads_.data()));
   }
   // List `l` has just emptied: its slot's bit goes when the slot's other list is empty too.
   void emptied(std::uint32_t l) noexcept {
@@ -234,7 +171,7 @@ class slot_walks {
     while (p != &h) {
       list_hook* const next = p->next;
       p->prev = nullptr;
-      f(static_cast<std::uint32_t>(static_cast<node*>(p) - nodes_.data()));
+      f(this->index_of(p));
       ++fired;
       p = next;
     }
@@ -259,7 +196,7 @@ class slot_walks {
   using points = std::array<list_hook*, list_count>;
 
   void place_after(points& after, list_hook& x, bool front) noexcept {
-    const place p = where(x.deadline);
+    const spot p = where(x.deadline);
     occ_.set(p.slot);
     insert_after(*after[p.list], x);
     if (front) after[p.list] = &x;
@@ -298,10 +235,7 @@ class slot_walks {
     while (!b.done) step(after, b);
   }
 
-  std::vector<node> nodes_;
-  std::array<list_hook, list_count> heads_;
-  occupancy occ_;
-  std::uint64_t now_ = 0;
+  static_assert(list_count == walk_lists(PairedFrom));
 };
 
 }  // namespace timerwheel_bench::slots
