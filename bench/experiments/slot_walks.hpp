@@ -39,13 +39,14 @@ constexpr std::size_t walk_lists(unsigned paired_from) noexcept {
   return slots_per_level * (single + 2 * (level_count - single));
 }
 
-template <unsigned PairedFrom>
-class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(PairedFrom)> {
-  using base = list_prototype<slot_walks<PairedFrom>, walk_lists(PairedFrom)>;
+template <unsigned PairedFrom, bool Cascaded = false>
+class slot_walks : public list_prototype<slot_walks<PairedFrom, Cascaded>, walk_lists(PairedFrom)> {
+  using base = list_prototype<slot_walks<PairedFrom, Cascaded>, walk_lists(PairedFrom)>;
 
  public:
   static constexpr bool Pairs = PairedFrom < level_count;
   static constexpr const char* name = !Pairs            ? "slot_walks2"
+                                      : Cascaded        ? "slot_walks4c"
                                       : PairedFrom == 2 ? "slot_walks4"
                                                         : "slot_walks4_3";
 
@@ -61,7 +62,8 @@ class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(Pair
         std::uint64_t last = 0;
         for (const list_hook* p = h.next; p != &h; p = p->next) {
           if (p->next->prev != p) throw std::logic_error("slot_walks: links disagree");
-          if (p->deadline < now_ || where(p->deadline).slot != flat || where(p->deadline).list != l)
+          const spot w = where(p->deadline);
+          if (p->deadline < now_ || w.slot != flat || (w.list != l && !(Cascaded && l == first)))
             throw std::logic_error("slot_walks: a timer off its list");
           if (flat < slots_per_level && p != h.next && p->deadline != last)
             throw std::logic_error("slot_walks: a level-0 slot with two deadlines");
@@ -117,12 +119,14 @@ class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(Pair
   };
   // Where a timer of deadline `at` (at or after now) goes: the level of placement.hpp's
   // flat_slot(), then the level's list field of the deadline.
-  spot where(std::uint64_t at) const noexcept {
+  // With `first`, the slot's first list whatever the bit (where slot_walks4c's schedules go).
+  spot where(std::uint64_t at, bool first = false) const noexcept {
     const std::uint64_t x = at ^ now_;
     const unsigned level = x == 0 ? 0 : (63u - static_cast<unsigned>(std::countl_zero(x))) / 6;
     const geometry& g = geometries[level];
     const auto field = static_cast<std::uint32_t>(at >> g.shift) & g.mask;
-    return {g.base + field, level * slots_per_level + (field >> g.pair)};
+    return {g.base + (first ? field & ~g.pair : field),
+            level * slots_per_level + (field >> g.pair)};
   }
   // The flat slot of list `l`: with pairs, level k >= 2 starts at list 128 (k - 1), so slot
   // 64 k + field / 2 is (l + 128) / 2.
@@ -138,7 +142,7 @@ class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(Pair
   using base::occ_;
 
   void place(list_hook& x) noexcept {
-    const spot p = where(x.deadline < now_ ? now_ : x.deadline);
+    const spot p = where(x.deadline < now_ ? now_ : x.deadline, Cascaded);
     list_hook& h = heads_[p.list];
     // A slot's bit is set by its lists' first timers, as the wheel sets it: the same code for one
     // list a slot and for two, whose difference is then the tables' contents alone.
@@ -192,31 +196,48 @@ class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(Pair
     return w;
   }
 
-  // Where the front walk puts its next timer, per target list (the lists of the levels below).
-  using points = std::array<list_hook*, list_count>;
+  // Per target list (the lists of the levels below): where the front walk of a list puts its
+  // next timer, in the list's front part; and for slot_walks4c, whose schedules join a slot's
+  // first list behind what its second list's timers came down with, the first timer the back
+  // walk of a first list put in the list's back part (nullptr: none yet). A target list gets
+  // its front part (second lists' timers: front walks', then back walks'), then its back part
+  // (first lists': front walks', then back walks').
+  struct points {
+    std::array<list_hook*, list_count> after;
+    std::array<list_hook*, list_count> back;
+  };
 
-  void place_after(points& after, list_hook& x, bool front) noexcept {
+  void place_in(points& pt, list_hook& x, bool front, bool behind) noexcept {
     const spot p = where(x.deadline);
     occ_.set(p.slot);
-    insert_after(*after[p.list], x);
-    if (front) after[p.list] = &x;
+    if (!behind) {
+      insert_after(*pt.after[p.list], x);
+      if (front) pt.after[p.list] = &x;
+      return;
+    }
+    list_hook*& first_back = pt.back[p.list];
+    if (first_back != nullptr)
+      insert_after(*first_back->prev, x);
+    else
+      base::push_back(heads_[p.list], x);
+    if (!front) first_back = &x;
   }
-  // One step of each end of `w`.
-  void step(points& after, walk& w) noexcept {
+  // One step of each end of `w`; `behind`: into the target lists' back parts.
+  void step(points& pt, walk& w, bool behind) noexcept {
     list_hook* const ahead = w.front->next;
-    list_hook* const behind = w.back->prev;
-    place_after(after, *w.back, false);
+    list_hook* const back = w.back->prev;
+    place_in(pt, *w.back, false, behind);
     if (w.front == w.back) {
       w.done = true;
       return;
     }
-    place_after(after, *w.front, true);
+    place_in(pt, *w.front, true, behind);
     if (ahead == w.back) {
       w.done = true;
       return;
     }
     w.front = ahead;
-    w.back = behind;
+    w.back = back;
   }
 
   [[gnu::noinline]] void cascade(std::uint32_t flat) noexcept {
@@ -225,14 +246,16 @@ class slot_walks : public list_prototype<slot_walks<PairedFrom>, walk_lists(Pair
     walk a = take(heads_[first]);
     walk b = lists_of(flat) == 2 ? take(heads_[first + 1]) : walk{};
     occ_.clear(flat);
-    points after;
-    for (std::uint32_t l = 0; l < list_base[level]; ++l) after[l] = &heads_[l];
+    points pt;
+    for (std::uint32_t l = 0; l < list_base[level]; ++l) pt.after[l] = &heads_[l];
+    if constexpr (Cascaded)
+      for (std::uint32_t l = 0; l < list_base[level]; ++l) pt.back[l] = nullptr;
     while (!a.done && !b.done) {
-      step(after, a);
-      step(after, b);
+      step(pt, a, Cascaded);
+      step(pt, b, false);
     }
-    while (!a.done) step(after, a);
-    while (!b.done) step(after, b);
+    while (!a.done) step(pt, a, Cascaded);
+    while (!b.done) step(pt, b, false);
   }
 
   static_assert(list_count == walk_lists(PairedFrom));

@@ -51,6 +51,7 @@ using slot_dual2 = tb::slots::slot_dual<true>;
 using slot_walks2 = tb::slots::slot_walks<tb::slots::level_count>;
 using slot_walks4 = tb::slots::slot_walks<2>;
 using slot_walks4_3 = tb::slots::slot_walks<3>;
+using slot_walks4c = tb::slots::slot_walks<2, true>;
 
 namespace {
 
@@ -94,10 +95,10 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-constexpr const char* names[] = {"wheel6",       "heap4",        "slot_lists",   "slot_arrays",
-                                 "slot_hybrid2", "slot_hybrid3", "slot_dual",    "slot_dual2",
-                                 "slot_walks2",  "slot_walks4",  "slot_walks4_3"};
-constexpr int structures = 11;
+constexpr const char* names[] = {"wheel6",       "heap4",        "slot_lists",    "slot_arrays",
+                                 "slot_hybrid2", "slot_hybrid3", "slot_dual",     "slot_dual2",
+                                 "slot_walks2",  "slot_walks4",  "slot_walks4_3", "slot_walks4c"};
+constexpr int structures = 12;
 
 template <class F>
 void for_structure(int k, F&& f) {
@@ -132,8 +133,11 @@ void for_structure(int k, F&& f) {
     case 9:
       f.template operator()<slot_walks4>();
       break;
-    default:
+    case 10:
       f.template operator()<slot_walks4_3>();
+      break;
+    default:
+      f.template operator()<slot_walks4c>();
       break;
   }
 }
@@ -272,7 +276,7 @@ void self_check() {
   const tb::w1_sequence s = tb::make_w1_sequence(p, tb::derive_seed(42, "slots check"));
   std::uint64_t reference = 0;
   std::uint64_t fired = 0;
-  for (const int k : {1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10}) {
+  for (const int k : {1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}) {
     for_structure(k, [&]<class A>() {
       const tb::run_result res = tb::run_w1<A>(s);
       if (!res.error.empty()) fail(std::string("check ") + A::name + ": " + res.error);
@@ -282,6 +286,27 @@ void self_check() {
       } else if (res.checksum != reference || res.fired != fired) {
         fail(std::string("check ") + A::name + ": fired another order than heap4");
       }
+    });
+  }
+  // Equal deadlines that come into a level-2 slot two ways: two timers scheduled at 0 wait in
+  // level 3 and come down when its slot starts at 3 * 2^18; two more of the same deadline are
+  // scheduled after that, straight into level 2 (slot_walks4c's first list, where the first two
+  // are in the second). All four fire in scheduling order.
+  for (int k = 0; k < structures; ++k) {
+    for_structure(k, [&]<class A>() {
+      constexpr std::uint64_t start = std::uint64_t{3} << 18;
+      constexpr std::uint64_t deadline = start + (std::uint64_t{3} << 11) + 5;
+      A a(4);
+      std::vector<std::uint32_t> order;
+      const auto record = [&](std::uint32_t i) { order.push_back(i); };
+      a.schedule(0, deadline);
+      a.schedule(1, deadline);
+      a.advance(start, record);
+      a.schedule(2, deadline);
+      a.schedule(3, deadline);
+      a.advance(deadline, record);
+      if (order != std::vector<std::uint32_t>{0, 1, 2, 3})
+        fail(std::string("check ") + A::name + ": equal deadlines out of scheduling order");
     });
   }
   // And W2 at R = 2^20, whose cascades come down from level 3 (the paired lists of slot_walks
@@ -299,8 +324,8 @@ void self_check() {
   }
   std::printf(
       "self-check: W1 N = 10,000, R = 1,024, 500,000 steps: %llu firings, every structure "
-      "in heap4's order; W2 N = 20,000, R = 2^20, steps of R/1024: every structure in the "
-      "sorted model's order\n",
+      "in heap4's order; equal deadlines from level 3 and from level 2 in scheduling order; W2 "
+      "N = 20,000, R = 2^20, steps of R/1024: every structure in the sorted model's order\n",
       static_cast<unsigned long long>(fired));
 }
 
