@@ -92,6 +92,7 @@
 #include "detail/expiry_shell.hpp"
 #include "detail/inline.hpp"
 #include "detail/layout.hpp"
+#include "detail/lead_lists.hpp"
 #include "detail/link.hpp"
 #include "detail/list_sort.hpp"
 #include "detail/occupancy.hpp"
@@ -382,6 +383,7 @@ class wheel {
   void clear() noexcept {
     end_diversions(~std::uint64_t{0});
     occupied_.for_each([this](std::size_t index) { unlink_all(slots_[index]); });
+    leads_.for_each([](link& lead) { unlink_all(lead); });
     occupied_.clear();
     active_levels_ = 0;
     spare_levels_ = 0;
@@ -399,6 +401,7 @@ class wheel {
     for (unsigned level = 0; level < layout::count; ++level)
       shell_type::visit_list(diverted_.waiting(level), f);
     fronts_.for_each([&](const link& list) { shell_type::visit_list(list, f); });
+    leads_.for_each([&](const link& lead) { shell_type::visit_list(lead, f); });
     shell_type::visit_list(far_, f);
     shell_.visit(f);
   }
@@ -546,10 +549,12 @@ class wheel {
       list = open_far(deadline, level);
       tail = list->prev;
     }
-    if (at_front)
+    if (at_front) {
+      if constexpr (leads::any) list = head_of(list);
       detail::list_push_front(*list, node);
-    else
+    } else {
       detail::list_link_after_tail(*list, *tail, node);
+    }
     return deadline;
   }
 
@@ -660,10 +665,15 @@ class wheel {
   TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_slot(const link* sentinel) noexcept {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
-    if (offset < sizeof(slots_))
-      mark_empty(offset / sizeof(link));
-    else
+    if (offset < sizeof(slots_)) {
+      const std::size_t index = offset / sizeof(link);
+      // A slot of level 2 whose lead list still holds timers stays occupied.
+      if constexpr (leads::any)
+        if (leads_.holds(index)) return;
+      mark_empty(index);
+    } else {
       mark_empty_if_waiting(sentinel);
+    }
   }
 
   // The rest of mark_empty_if_slot(): a diverted slot's waiting list. A
@@ -671,7 +681,43 @@ class wheel {
   // words (see front_lists): a store here would cost the caller's loop of
   // cancels and schedules a reload a step.
   void mark_empty_if_waiting(const link* sentinel) noexcept {
-    if (const link* slot = diverted_.owner_of_waiting(sentinel)) mark_empty(index_of(slot));
+    if (const link* slot = diverted_.owner_of_waiting(sentinel)) {
+      mark_empty(index_of(slot));
+      return;
+    }
+    // A lead list: its slot is empty when its own list is too.
+    if constexpr (leads::any) {
+      const std::size_t index = leads_.slot_of(sentinel);
+      if (index != 0 && detail::list_empty(slots_[index])) mark_empty(index);
+    }
+  }
+
+  // The list that a timer older than every timer of slot `list` goes in
+  // front of: the slot's lead list while that holds timers, else `list`
+  // (any list of the wheel).
+  link* head_of(link* list) noexcept {
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(list) -
+                                  reinterpret_cast<std::uintptr_t>(&slots_[leads::first]);
+    if (offset < leads::count * sizeof(link)) {
+      link& lead = leads_.list(offset / sizeof(link));
+      if (!detail::list_empty(lead)) return &lead;
+    }
+    return list;
+  }
+
+  // Puts the timers of the lead list of slot `index`, if it has one, in
+  // front of the slot's own list: one list in order.
+  void merge_lead(std::size_t index) noexcept {
+    if constexpr (leads::any)
+      if (link* lead = leads_.of(index); lead != nullptr && !detail::list_empty(*lead))
+        detail::list_splice_front(slots_[index], *lead);
+  }
+
+  // Whether active slot `index`, whose own list is `sentinel`, holds timers.
+  bool slot_holds(const link& sentinel, std::size_t index) const noexcept {
+    if (!detail::list_empty(sentinel)) return true;
+    if constexpr (leads::any) return leads_.holds(index);
+    return false;
   }
 
   // The list of the timers that the walk from the front of the level above
@@ -790,14 +836,18 @@ class wheel {
   // The earliest deadline of occupied slot `index`: in its list (for a
   // diverted slot, the timers waiting in it) and, for a spare slot, in the
   // front list of the level above (see spread()).
+  // The lead list of an active slot of level 2 counts too.
   tick_type earliest_of(std::size_t index) const noexcept {
-    const link& list = held_in(index);
-    const link* front = front_of(index);
-    if (front == nullptr || detail::list_empty(*front)) return earliest_in(list);
-    if (detail::list_empty(list)) return earliest_in(*front);
-    const tick_type a = earliest_in(list);
-    const tick_type b = earliest_in(*front);
-    return distance(b) < distance(a) ? b : a;
+    std::optional<tick_type> best;
+    const auto look = [&](const link* list) {
+      if (list == nullptr || detail::list_empty(*list)) return;
+      const tick_type first = earliest_in(*list);
+      if (!best || distance(first) < distance(*best)) best = first;
+    };
+    look(&held_in(index));
+    look(front_of(index));
+    look(leads_.of(index));
+    return *best;
   }
 
   tick_type earliest_in(const link& sentinel) const noexcept {
@@ -990,9 +1040,9 @@ class wheel {
     // Only the levels with timers, lowest first.
     for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
-      link& sentinel = slots_[slot_index(level, slot_number(start, level))];
-      if (detail::list_empty(sentinel)) continue;
-      cascade_started(sentinel, level);
+      const std::size_t index = slot_index(level, slot_number(start, level));
+      if (!slot_holds(slots_[index], index)) continue;
+      cascade_started(slots_[index], level);
     }
   }
 
@@ -1009,8 +1059,8 @@ class wheel {
     for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
          held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
-      link& sentinel = slots_[slot_index(level, slot_number(start, level))];
-      if (!detail::list_empty(sentinel)) cascade_started(sentinel, level);
+      const std::size_t index = slot_index(level, slot_number(start, level));
+      if (slot_holds(slots_[index], index)) cascade_started(slots_[index], level);
       if ((fronted >> level & 1) != 0) splice_fronts(level);
     }
   }
@@ -1026,16 +1076,20 @@ class wheel {
   // Puts the timers of the front lists of `level` (but the first, which
   // start_slots() has returned) in front of the lists of the level below,
   // whose bank became the active one at the start of the slot they came
-  // from.
+  // from: in front of their lead lists at level 2, which hold what the
+  // slot's cascade just walked from the front, newer than them.
   void splice_fronts(unsigned level) noexcept {
     for (std::uint64_t used = fronts_.used(level) & ~std::uint64_t{1}; used != 0;
          used &= used - 1) {
       const auto s = static_cast<std::size_t>(std::countr_zero(used));
       link& front = fronts_.list(level, s);
       if (detail::list_empty(front)) continue;  // emptied by cancels
-      link& list = slots_[base(level - 1) + s];
-      if (detail::list_empty(list)) mark_occupied(active_levels_, level - 1, base(level - 1) + s);
-      detail::list_splice_front(list, front);
+      const std::size_t index = base(level - 1) + s;
+      link* list = &slots_[index];
+      if constexpr (leads::any)
+        if (level - 1 == leads::level) list = &leads_.list(s);
+      mark_occupied(active_levels_, level - 1, index);
+      detail::list_splice_front(*list, front);
     }
     fronts_.release(level);
   }
@@ -1165,6 +1219,9 @@ class wheel {
     const std::size_t source = next_slot(level);
     if (source == no_slot) return false;
     if (diverted_.slot(level) == nullptr) {
+      // A diversion walks one list: a lead list joins its slot's own.
+      if constexpr (leads::any)
+        if (level == leads::level) merge_lead(source);
       // A slot of small_slot timers or fewer is not diverted (nor are the
       // slots of an empty level): cascaded at its start its few timers
       // cost no more than moved ahead of it one advance at a time, and
@@ -1341,8 +1398,8 @@ class wheel {
     constexpr std::size_t level0_slots = std::size_t{layout::slot_mask[0]} + 1;
     static_assert(layout::bank_base[0] == 0, "level 0's active bank is first");
     if constexpr (level0_slots <= 256)
-      cascade_both_ends<level0_slots>(front, back, level0_slots,
-                                      [this](tick_type d) { return base(0) + level0_slot(d); });
+      cascade_both_ends<level0_slots, false>(
+          front, back, level0_slots, [this](tick_type d) { return base(0) + level0_slot(d); });
   }
 
   // cascade() for a slot of `level` (2 or above) that starts now, from both
@@ -1351,6 +1408,19 @@ class wheel {
   // walk's table holds when they are at most front_points; more take the
   // walk from the back alone.
   void cascade_below(link& sentinel, unsigned level) noexcept {
+    if constexpr (leads::any) {
+      if (level == leads::level) {
+        link& lead = leads_.list(index_of(&sentinel) - leads::first);
+        if (!detail::list_empty(lead)) {
+          if (detail::list_empty(sentinel)) {
+            detail::list_move(sentinel, lead);
+          } else {
+            cascade_from_four_ends(sentinel, lead);
+            return;
+          }
+        }
+      }
+    }
     const std::size_t targets = base(level);
     if (targets > front_points) {
       cascade(sentinel);
@@ -1373,25 +1443,48 @@ class wheel {
   // cascade_long_to_level0() is.
   TIMERWHEEL_NOINLINE void cascade_long_below(link* front, link* back,
                                               std::size_t targets) noexcept {
-    cascade_both_ends<front_points>(front, back, targets,
-                                    [this](tick_type d) { return active_slot_opened(d); });
+    const auto target = [this](tick_type d) { return active_slot_opened(d); };
+    // Cascades from above level 2 may fill its lead lists.
+    if (leads::any && targets > leads::first)
+      cascade_both_ends<front_points, true>(front, back, targets, target);
+    else
+      cascade_both_ends<front_points, false>(front, back, targets, target);
   }
 
   // Moves [front, back], what is left of a cascading list in list order, to
   // the front of the lists of flat slots [0, targets), where `target` sends
   // each deadline (and marks that list occupied), from both ends at once:
   // every list gets, in order, the front walk's timers, then the back
-  // walk's, then what it held (see cascade_to_level0()).
-  template <std::size_t Points, class Target>
+  // walk's, then what it held (see cascade_to_level0()). With `Leads`, a
+  // slot of level 2 whose lead list is empty takes the front walk's timers
+  // there and the back walk's in front of its own list, the same order in
+  // two lists (see cascade_from_four_ends()); one whose lead list holds
+  // timers takes both walks' in front of it.
+  template <std::size_t Points, bool Leads, class Target>
   TIMERWHEEL_ALWAYS_INLINE void cascade_both_ends(link* front, link* back, std::size_t targets,
                                                   Target target) noexcept {
     // Where the front walk puts its next timer, per target list.
     std::array<link*, Points> after;
     for (std::size_t s = 0; s < targets; ++s) after[s] = &slots_[s];
+    // Where the back walk puts its timers, where that is not after[s].
+    [[maybe_unused]] std::array<link*, Leads ? leads::count : 1> own;
+    if constexpr (Leads) {
+      for (std::size_t s = 0; s < leads::count; ++s) {
+        link& lead = leads_.list(s);
+        own[s] = detail::list_empty(lead) ? &slots_[leads::first + s] : nullptr;
+        after[leads::first + s] = &lead;
+      }
+    }
+    const auto back_point = [&](std::size_t t) -> link& {
+      if constexpr (Leads)
+        if (t - leads::first < leads::count && own[t - leads::first] != nullptr)
+          return *own[t - leads::first];
+      return *after[t];
+    };
     for (;;) {
       link* const ahead = front->next;
       link* const behind = back->prev;
-      detail::list_insert_after(*after[target(deadline_of(*back))], *back);
+      detail::list_insert_after(back_point(target(deadline_of(*back))), *back);
       if (front == back) return;
       link*& point = after[target(deadline_of(*front))];
       detail::list_insert_after(*point, *front);
@@ -1402,6 +1495,69 @@ class wheel {
     }
   }
 
+  // One list's walk from both ends in a cascade: what is left of it is
+  // [front, back], in list order.
+  struct both_ends {
+    link* front;
+    link* back;
+  };
+
+  // One step of `walk`, a walk from both ends as cascade_both_ends() takes
+  // it, into the lists whose insertion points are `after`: moves the node
+  // at the back, then the one at the front. Returns whether nodes are left.
+  template <class Points, class Target>
+  TIMERWHEEL_ALWAYS_INLINE static bool step_both_ends(both_ends& walk, Points& after,
+                                                      Target& target) noexcept {
+    link* const ahead = walk.front->next;
+    link* const behind = walk.back->prev;
+    detail::list_insert_after(*after[target(deadline_of(*walk.back))], *walk.back);
+    if (walk.front == walk.back) return false;
+    link*& point = after[target(deadline_of(*walk.front))];
+    detail::list_insert_after(*point, *walk.front);
+    point = walk.front;
+    if (ahead == walk.back) return false;
+    walk.front = ahead;
+    walk.back = behind;
+    return true;
+  }
+
+  // cascade_below() for a slot of level 2 whose lead list and own list
+  // (`sentinel`) both hold timers: each walked from both ends, four walks
+  // at once, where one list walked from both ends gives two (see
+  // docs/design.md, "Four walks"). Every target list gets, in order, the
+  // lead's front walk's timers, its back walk's, the own list's front
+  // walk's, its back walk's, then what it held: the lead's go to a list of
+  // their own a target, put in front at the end. Out of line: its tables
+  // (4 KB for the 128 targets of levels 0 and 1) would cost every cascade
+  // the stack's setup.
+  TIMERWHEEL_NOINLINE void cascade_from_four_ends(link& sentinel, link& lead) noexcept {
+    constexpr std::size_t targets = leads::first;
+    both_ends lead_walk{lead.next, lead.prev};
+    both_ends own_walk{sentinel.next, sentinel.prev};
+    detail::list_init(lead);
+    detail::list_init(sentinel);
+    mark_empty(index_of(&sentinel));
+    std::array<link, targets> early;  // the lead's timers, a target
+    std::array<link*, targets> at_early;
+    std::array<link*, targets> at_own;
+    for (std::size_t s = 0; s < targets; ++s) {
+      detail::list_init(early[s]);
+      at_early[s] = &early[s];
+      at_own[s] = &slots_[s];
+    }
+    auto target = [this](tick_type d) { return active_slot_opened(d); };
+    bool lead_left = true;
+    bool own_left = true;
+    while (lead_left && own_left) {
+      lead_left = step_both_ends(lead_walk, at_early, target);
+      own_left = step_both_ends(own_walk, at_own, target);
+    }
+    while (lead_left) lead_left = step_both_ends(lead_walk, at_early, target);
+    while (own_left) own_left = step_both_ends(own_walk, at_own, target);
+    for (std::size_t s = 0; s < targets; ++s)
+      if (!detail::list_empty(early[s])) detail::list_splice_front(slots_[s], early[s]);
+  }
+
   // The flat index of the active slot of `deadline`, which lies in the
   // block of a slot starting now at a level above its own (no slot of its
   // level is diverted: start_slots() ended those), marked occupied as
@@ -1409,7 +1565,9 @@ class wheel {
   std::size_t active_slot_opened(tick_type deadline) noexcept {
     const std::size_t level = level_of(deadline);
     const std::size_t index = base(level) + slot_of(deadline, level);
-    if (detail::list_empty(slots_[index])) open_slot(&slots_[index], level, deadline);
+    // The bit, not the list: a slot of level 2 may hold timers in its lead
+    // list alone.
+    if (!occupied_.test(index)) open_slot(&slots_[index], level, deadline);
     return index;
   }
 
@@ -1433,6 +1591,7 @@ class wheel {
     // return_spares() returns to it.
     end_diversions(~std::uint64_t{0});
     return_spares();
+    for (std::size_t s = 0; s < leads::count; ++s) merge_lead(leads::first + s);
     const auto earlier = [this](const link& a, const link& b) {
       return distance(deadline_of(a)) < distance(deadline_of(b));
     };
@@ -1475,6 +1634,7 @@ class wheel {
 
   using spreading = detail::diversions<layout>;
   using fronts = detail::front_lists<layout>;
+  using leads = detail::lead_lists<layout>;
   // Bit shift[k] - 2 of level k (1 or above) when its slots are 4 ticks
   // wide or more, else none: the level is in the last quarter of its slot
   // when that bit and the one above it are set in now (see spread()).
@@ -1528,6 +1688,7 @@ class wheel {
   link far_;
   shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
   fronts fronts_;     // the timers the spreading's front walks moved (see spread())
+  leads leads_;       // level 2's lead lists (see cascade_from_four_ends())
 };
 
 }  // namespace timerwheel::inline TIMERWHEEL_ABI

@@ -52,7 +52,11 @@ void wheel<Config>::check_invariants() const {
             fail("a front list holds timers of a level that is not diverted");
           if (moved != 0 && (fronts_.used(level + 1) >> (index - first) & 1) == 0)
             fail("a front list holds timers its bit does not say");
-          const std::size_t own = check_links(sentinel);
+          // The lead list of a slot of level 2, which its bit counts.
+          const link* lead = leads_.of(index);
+          const std::size_t early = lead == nullptr ? 0 : check_links(*lead);
+          if (early != 0 && &sentinel != &slots_[index]) fail("a diverted slot keeps a lead list");
+          const std::size_t own = check_links(sentinel) + early;
           const std::size_t n = own + moved;
           const bool marked = occupied_.test(index);
           if (marked != (own != 0)) fail("an occupancy bit disagrees with its slot");
@@ -63,6 +67,8 @@ void wheel<Config>::check_invariants() const {
             for (const link* p = sentinel.next; p != &sentinel; p = p->next) visit(p);
             if (moved != 0)
               for (const link* p = front->next; p != front; p = p->next) visit(p);
+            if (early != 0)
+              for (const link* p = lead->next; p != lead; p = p->next) visit(p);
           };
           timers([&](const link* p) {
             const tick_type d = deadline_of(*p);
