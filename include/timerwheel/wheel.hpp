@@ -1412,8 +1412,10 @@ class wheel {
       if (level == leads::level) {
         link& lead = leads_.list(index_of(&sentinel) - leads::first);
         if (!detail::list_empty(lead)) {
-          if (detail::list_empty(sentinel)) {
-            detail::list_move(sentinel, lead);
+          // Short lists take one walk from both ends: the four walks'
+          // tables would cost more than their overlap saves.
+          if (few_timers(lead) || few_timers(sentinel)) {
+            detail::list_splice_front(sentinel, lead);
           } else {
             cascade_from_four_ends(sentinel, lead);
             return;
