@@ -110,6 +110,7 @@ template <class Config = default_config>
 class wheel {
   using layout = detail::layout<Config>;
   using link = detail::link;
+  using run = detail::run;
   using access = detail::hook_access;
   using shell_type = detail::expiry_shell<basic_timer_hook<typename Config::tick_type>, access>;
 
@@ -402,6 +403,7 @@ class wheel {
       shell_type::visit_list(diverted_.waiting(level), f);
     fronts_.for_each([&](const link& list) { shell_type::visit_list(list, f); });
     leads_.for_each([&](const link& lead) { shell_type::visit_list(lead, f); });
+    shell_type::visit_list(diverted_.lead_waiting(), f);
     shell_type::visit_list(far_, f);
     shell_.visit(f);
   }
@@ -723,11 +725,13 @@ class wheel {
   // The list of the timers that the walk from the front of the level above
   // moved towards spare slot `index` (see spread()); nullptr for a slot of
   // an active bank or of a level without one.
-  const link* front_of(std::size_t index) const noexcept {
+  // With `r`, the list of that walk (nullptr where the level has none).
+  const link* front_of(std::size_t index, run r = run::front) const noexcept {
     if (index < layout::total_slots) return nullptr;
     const unsigned below = layout::level_of_word[index / 64];
     if (!fronts::walks_front(below + 1)) return nullptr;
-    return &fronts_.list(below + 1, index - spare_base(below));
+    if (r != run::front && !fronts::walks_leads(below + 1)) return nullptr;
+    return &fronts_.list(below + 1, index - spare_base(below), r);
   }
 
   // The timers of slot `index`: its own list, or for a diverted slot, the
@@ -846,7 +850,10 @@ class wheel {
     };
     look(&held_in(index));
     look(front_of(index));
+    look(front_of(index, run::lead_front));
+    look(front_of(index, run::lead_back));
     look(leads_.of(index));
+    if (&slots_[index] == diverted_.slot(leads::level)) look(&diverted_.lead_waiting());
     return *best;
   }
 
@@ -1060,9 +1067,34 @@ class wheel {
          held &= held - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(held));
       const std::size_t index = slot_index(level, slot_number(start, level));
+      const bool with_fronts = (fronted >> level & 1) != 0;
+      if (fronts::walks_leads(level) && with_fronts) {
+        start_with_lead_runs(index);
+        continue;
+      }
       if (slot_holds(slots_[index], index)) cascade_started(slots_[index], level);
-      if ((fronted >> level & 1) != 0) splice_fronts(level);
+      if (with_fronts) {
+        splice_fronts(level, run::front);
+        fronts_.release(level);
+      }
     }
+  }
+
+  // start_slots_with_fronts() for the slot of level 2 at `index`, whose
+  // diversion walked from the front and may have walked its lead list from
+  // both ends: each list a spare slot took (see spreading.hpp) goes in front
+  // in turn, between the cascades of the two lists' timers still left, the
+  // newest first: the own list's, the own list's front walk's, the lead
+  // list's back walk's, the lead list's, its front walk's.
+  void start_with_lead_runs(std::size_t index) noexcept {
+    link& own = slots_[index];
+    link& lead = leads_.list(index - leads::first);
+    if (!detail::list_empty(own)) cascade_list_below(own, leads::level);
+    splice_fronts(leads::level, run::front);
+    splice_fronts(leads::level, run::lead_back);
+    if (!detail::list_empty(lead)) cascade_list_below(lead, leads::level);
+    splice_fronts(leads::level, run::lead_front);
+    fronts_.release(leads::level);
   }
 
   // Cascades `sentinel`, a non-empty slot of `level` that starts now.
@@ -1073,16 +1105,16 @@ class wheel {
       cascade_below(sentinel, level);
   }
 
-  // Puts the timers of the front lists of `level` (but the first, which
-  // start_slots() has returned) in front of the lists of the level below,
-  // whose bank became the active one at the start of the slot they came
-  // from: in front of their lead lists at level 2, which hold what the
+  // Puts the timers of the lists of walk `r` of `level` (but the first,
+  // which start_slots() has returned) in front of the lists of the level
+  // below, whose bank became the active one at the start of the slot they
+  // came from: in front of their lead lists at level 2, which hold what the
   // slot's cascade just walked from the front, newer than them.
-  void splice_fronts(unsigned level) noexcept {
+  void splice_fronts(unsigned level, run r) noexcept {
     for (std::uint64_t used = fronts_.used(level) & ~std::uint64_t{1}; used != 0;
          used &= used - 1) {
       const auto s = static_cast<std::size_t>(std::countr_zero(used));
-      link& front = fronts_.list(level, s);
+      link& front = fronts_.list(level, s, r);
       if (detail::list_empty(front)) continue;  // emptied by cancels
       const std::size_t index = base(level - 1) + s;
       link* list = &slots_[index];
@@ -1091,21 +1123,24 @@ class wheel {
       mark_occupied(active_levels_, level - 1, index);
       detail::list_splice_front(*list, front);
     }
-    fronts_.release(level);
   }
 
   // Puts the timers of front list `s` of `level` back in front of the timers
   // still waiting in the diverted slot they came from (older than all of
-  // them).
+  // them); at level 2, those of the walks of its lead list back in front
+  // and at the back of the lead list's timers still waiting.
   void return_front(unsigned level, std::size_t s) noexcept {
-    link& front = fronts_.list(level, s);
-    if (detail::list_empty(front)) return;
-    link& waiting = diverted_.waiting(level);
-    if (detail::list_empty(waiting)) {
+    if (!fronts_.holds(level, s)) return;
+    if (!diverted_.holds(level)) {
       const std::size_t source = index_of(diverted_.slot(level));
       mark_occupied(active_word(source / 64) ? active_levels_ : spare_levels_, level, source);
     }
-    detail::list_splice_front(waiting, front);
+    detail::list_splice_front(diverted_.waiting(level), fronts_.list(level, s));
+    if (fronts::walks_leads(level)) {
+      link& lead = diverted_.lead_waiting();
+      detail::list_splice_front(lead, fronts_.list(level, s, run::lead_front));
+      detail::list_splice_back(lead, fronts_.list(level, s, run::lead_back));
+    }
   }
 
   // Ends the diversions of the levels in `levels` anywhere but at their
@@ -1219,20 +1254,19 @@ class wheel {
     const std::size_t source = next_slot(level);
     if (source == no_slot) return false;
     if (diverted_.slot(level) == nullptr) {
-      // A diversion walks one list: a lead list joins its slot's own.
-      if constexpr (leads::any)
-        if (level == leads::level) merge_lead(source);
+      const bool lead_walks = lead_walked(level, source);
       // A slot of small_slot timers or fewer is not diverted (nor are the
       // slots of an empty level): cascaded at its start its few timers
       // cost no more than moved ahead of it one advance at a time, and
       // the diversion would make its start an event to stop at; the first
       // advance that finds it holding more diverts it.
-      if (few_timers(slots_[source])) return false;
+      if (!lead_walks && few_timers(slots_[source])) return false;
       diverted_.begin(level, slots_[source]);
+      if (lead_walks) diverted_.begin_lead(leads_.list(source - leads::first));
       if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
     }
     link& from = diverted_.waiting(level);
-    if (detail::list_empty(from)) return false;
+    if (!diverted_.holds(level)) return false;
     const unsigned moves = spreading::moves(layout::slot_width[level], distance(start));
     // Past its first front_after moves, a diversion walks from both ends
     // (see move_from_both_ends()), but where the slot is slot 0 of the
@@ -1244,8 +1278,22 @@ class wheel {
     for (unsigned n = 0; n < back_alone && !detail::list_empty(from); ++n) move_back(level, from);
     if (back_alone != moves) [[unlikely]]
       move_from_both_ends(level, moves - back_alone);
-    if (!detail::list_empty(from)) return true;
+    if (diverted_.holds(level)) return true;
     mark_empty(source);
+    return false;
+  }
+
+  // Whether the diversion of slot `source` of `level`, about to begin,
+  // walks its lead list as a list of its own (see move_from_four_ends()):
+  // where both lists are long; a short lead list joins the slot's own.
+  bool lead_walked(unsigned level, std::size_t source) noexcept {
+    if constexpr (leads::any) {
+      if (level != leads::level || !fronts::walks_leads(level)) return false;
+      link* const lead = leads_.of(source);
+      if (lead == nullptr || detail::list_empty(*lead)) return false;
+      if (!few_timers(*lead) && !few_timers(slots_[source])) return true;
+      detail::list_splice_front(slots_[source], *lead);
+    }
     return false;
   }
 
@@ -1273,6 +1321,10 @@ class wheel {
   // each (see docs/design.md, "Walking a list"). Out of line: only a slot
   // of more than front_after timers takes it.
   TIMERWHEEL_NOINLINE void move_from_both_ends(unsigned level, unsigned moves) noexcept {
+    if (fronts::walks_leads(level) && !detail::list_empty(diverted_.lead_waiting())) {
+      move_from_four_ends(level, moves);
+      return;
+    }
     link& from = diverted_.waiting(level);
     for (unsigned n = 0; n < moves && !detail::list_empty(from); ++n) {
       if ((n & 1) == 0)
@@ -1282,13 +1334,43 @@ class wheel {
     }
   }
 
+  // move_from_both_ends() for a diverted slot of level 2 whose lead list
+  // waits too: both lists from both ends in turn, four walks (two once
+  // one list is drained), each to a list of its own a spare slot (see
+  // spreading.hpp).
+  void move_from_four_ends(unsigned level, unsigned moves) noexcept {
+    link& own = diverted_.waiting(level);
+    link& lead = diverted_.lead_waiting();
+    for (unsigned n = 0; n < moves; ++n) {
+      const bool own_left = !detail::list_empty(own);
+      const bool lead_left = !detail::list_empty(lead);
+      if (!own_left && !lead_left) return;
+      const unsigned walk = !own_left ? (n & 1) : !lead_left ? 2 + (n & 1) : (n & 3);
+      switch (walk) {
+        case 0:
+          move_front(level, *lead.next, run::lead_front);
+          break;
+        case 1:
+          move_front(level, *lead.prev, run::lead_back);
+          break;
+        case 2:
+          move_front(level, *own.next);
+          break;
+        default:
+          move_back(level, own);
+          break;
+      }
+    }
+  }
+
   // A move of the walk from the front: `node`, the oldest timer waiting in
   // the diverted slot of `level`, older than every timer of its deadline in
   // the spare bank below and in the slot, to the back of the front list of
-  // its spare slot.
-  TIMERWHEEL_ALWAYS_INLINE void move_front(unsigned level, link& node) noexcept {
+  // its spare slot; or with `r`, a move of a walk of the lead list.
+  TIMERWHEEL_ALWAYS_INLINE void move_front(unsigned level, link& node,
+                                           run r = run::front) noexcept {
     detail::list_unlink(node);
-    fronts_.push_back(level, slot_of(deadline_of(node), level - 1), node);
+    fronts_.push(level, slot_of(deadline_of(node), level - 1), node, r);
   }
 
   // Whether a slot holds at most small_slot timers: cascaded at its start,
@@ -1423,6 +1505,12 @@ class wheel {
         }
       }
     }
+    cascade_list_below(sentinel, level);
+  }
+
+  // cascade_below() for the timers of list `sentinel` alone (a slot's own
+  // list, or its lead list).
+  void cascade_list_below(link& sentinel, unsigned level) noexcept {
     const std::size_t targets = base(level);
     if (targets > front_points) {
       cascade(sentinel);

@@ -68,11 +68,16 @@ struct scene {
     });
   }
 
+  std::size_t pending() const {
+    std::size_t n = 0;
+    for (std::size_t i : order) n += done[i] ? 0 : 1;
+    return n;
+  }
+
   std::optional<u64> earliest() const {
     std::optional<u64> e;
     for (std::size_t i : order)
-      if (!done[i] && (!e || deadline[i] < *e))
-        e = deadline[i];
+      if (!done[i] && (!e || deadline[i] < *e)) e = deadline[i];
     return e;
   }
 
@@ -210,6 +215,69 @@ TEST(LeadLists, CancelExpireAllAndClearTakeTheLeadLists) {
     }
     s.w.check_invariants();
     EXPECT_TRUE(s.w.empty());
+  }
+}
+
+// A level-2 slot holding both lists, diverted and walked from four ends
+// part of the way (one tick at a time through the first 200 ticks of its
+// last quarter: 800 moves, the first 256 from the back alone). The
+// earliest deadline is that of timers 520 to 590 of the 1,200 that cascade
+// from level 3, which end the lead list (the front walk takes timers 0 to
+// about 595): by then the lead list's back walk has taken them all. Then: every
+// timer of it cancelled in a random order (one of its two waiting lists
+// empties first, and the slot stays occupied until the other does);
+// expire_all(), which ends the diversion and takes the timers back in
+// order; clear(); or one tick at a time through its start.
+enum class mid_diversion { cancel_all, expire_all, clear, through_start };
+
+void check_mid_diversion(mid_diversion end, u64 seed) {
+  const u64 start = level3_slot;
+  scene s(2000, 0);
+  timerwheel_test::rng rng(seed);
+  const auto pick = [&] { return start + 4096 + 64 * (2 + rng.below(3)) + rng.below(2); };
+  for (std::size_t i = 0; i < 1200; ++i)
+    s.schedule(i >= 520 && i <= 590 ? start + 4096 + 64 : pick());
+  s.advance(start);  // level 3 cascades: level 2's slot 1 takes both lists
+  for (std::size_t i = 0; i < 600; ++i) s.schedule(pick());
+  s.advance(start + 3072);
+  for (u64 t = start + 3073; t <= start + 3272; ++t) s.advance(t);
+  s.w.check_invariants();
+  EXPECT_EQ(s.w.next_deadline(), std::optional<u64>(start + 4096 + 64));
+  EXPECT_EQ(s.w.size(), s.pending());
+  switch (end) {
+    case mid_diversion::cancel_all:
+      while (!s.order.empty()) {
+        s.cancel(s.order[rng.below(s.order.size())]);
+        s.w.check_invariants();
+        ASSERT_EQ(s.w.next_deadline(), s.earliest());
+      }
+      break;
+    case mid_diversion::expire_all:
+      s.w.expire_all([&](tw::timer_hook& h) {
+        s.fired.push_back(static_cast<std::size_t>(&h - s.hooks.data()));
+      });
+      break;
+    case mid_diversion::clear:
+      s.w.clear();
+      for (std::size_t i : s.order) EXPECT_FALSE(s.hooks[i].pending());
+      s.order.clear();
+      break;
+    case mid_diversion::through_start:
+      for (u64 t = start + 3273; t < start + 4096 + 320; ++t) s.advance(t);
+      break;
+  }
+  s.w.check_invariants();
+  EXPECT_TRUE(s.w.empty());
+  EXPECT_EQ(s.fired, s.expected());
+}
+
+TEST(LeadLists, FourWalksOfADivertedSlotEndedByCancelsExpireAllClearOrItsStart) {
+  for (u64 seed = 1; seed <= 3; ++seed) {
+    for (const mid_diversion end : {mid_diversion::cancel_all, mid_diversion::expire_all,
+                                    mid_diversion::clear, mid_diversion::through_start}) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", ending " << static_cast<int>(end));
+      check_mid_diversion(end, seed);
+    }
   }
 }
 

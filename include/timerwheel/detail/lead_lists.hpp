@@ -59,8 +59,8 @@ class lead_lists {
   // slot 0, of level 0, has none).
   std::size_t slot_of(const link* sentinel) const noexcept {
     if constexpr (!any) return 0;
-    const std::uintptr_t offset =
-        reinterpret_cast<std::uintptr_t>(sentinel) - reinterpret_cast<std::uintptr_t>(lists_.data());
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
+                                  reinterpret_cast<std::uintptr_t>(lists_.data());
     return offset < sizeof(lists_) ? first + offset / sizeof(link) : 0;
   }
 

@@ -17,6 +17,7 @@
 
 #include "abi.hpp"
 #include "inline.hpp"
+#include "lead_lists.hpp"
 #include "link.hpp"
 
 namespace timerwheel::inline TIMERWHEEL_ABI::detail {
@@ -24,10 +25,13 @@ namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 // `Layout` is a detail::layout<Config>.
 template <class Layout>
 class diversions {
+  static constexpr unsigned lead_level = lead_lists<Layout>::level;
+
  public:
   diversions() noexcept {
     slot_.fill(nullptr);
     for (link& l : waiting_) list_init(l);
+    list_init(lead_waiting_);
   }
   diversions(const diversions&) = delete;
   diversions& operator=(const diversions&) = delete;
@@ -47,15 +51,38 @@ class diversions {
     list_splice_back(waiting_[level], slot);
   }
 
+  // Diverts the lead list `lead` of the slot of level 2 that begin() has
+  // just diverted: its timers wait in lead_waiting() (see lead_lists.hpp).
+  void begin_lead(link& lead) noexcept {
+    lead_home_ = &lead;
+    list_splice_back(lead_waiting_, lead);
+  }
+
   // Ends the diversion of the levels in `levels`, putting back in each
-  // diverted slot the timers still waiting in it.
+  // diverted slot the timers still waiting in it (and in its lead list,
+  // those waiting in lead_waiting()).
   void end(std::uint64_t levels) noexcept {
     for (std::uint64_t d = levels_ & levels; d != 0; d &= d - 1) {
       const unsigned level = static_cast<unsigned>(std::countr_zero(d));
       list_splice_back(*slot_[level], waiting_[level]);
       slot_[level] = nullptr;
+      if (level == lead_level && lead_home_ != nullptr) {
+        list_splice_back(*lead_home_, lead_waiting_);
+        lead_home_ = nullptr;
+      }
     }
     levels_ &= ~levels;
+  }
+
+  // The timers the lead list of the diverted slot of level 2 still holds;
+  // empty where that slot's lead list joined its own list (or the level has
+  // no lead lists).
+  link& lead_waiting() noexcept { return lead_waiting_; }
+  const link& lead_waiting() const noexcept { return lead_waiting_; }
+
+  // Whether the diverted slot of `level` still holds timers.
+  bool holds(unsigned level) const noexcept {
+    return !list_empty(waiting_[level]) || (level == lead_level && !list_empty(lead_waiting_));
   }
 
   // The timers the diverted slot of `level` still holds.
@@ -74,12 +101,18 @@ class diversions {
     return &slot == slot_[level] ? waiting_[level] : slot;
   }
 
-  // The diverted slot whose waiting list is `list`; nullptr when `list` is
-  // not one of them. O(1).
+  // The diverted slot that `list`, one of its waiting lists just emptied,
+  // leaves holding no timer; nullptr when `list` is not one of them, or the
+  // slot's other waiting list still holds timers. O(1).
   link* owner_of_waiting(const link* list) const noexcept {
+    if (list == &lead_waiting_)
+      return list_empty(waiting_[lead_level]) ? slot_[lead_level] : nullptr;
     const std::uintptr_t offset =
         reinterpret_cast<std::uintptr_t>(list) - reinterpret_cast<std::uintptr_t>(waiting_.data());
-    return offset < sizeof(waiting_) ? slot_[offset / sizeof(link)] : nullptr;
+    if (offset >= sizeof(waiting_)) return nullptr;
+    const std::size_t level = offset / sizeof(link);
+    if (level == lead_level && !list_empty(lead_waiting_)) return nullptr;
+    return slot_[level];
   }
 
   // How many timers `level`, whose slots are `width` ticks wide, moves in
@@ -105,6 +138,8 @@ class diversions {
   std::array<link, Layout::count> waiting_;
   std::array<std::uint32_t, Layout::count> moved_{};
   std::uint64_t levels_ = 0;
+  link lead_waiting_;
+  link* lead_home_ = nullptr;  // the lead list lead_waiting_ came from
 };
 
 // The lists of the walk from the front of a diverted slot (docs/design.md,
@@ -119,14 +154,31 @@ class diversions {
 // has them when the bank below it has at most 64 slots (a list head of 16
 // bytes each, and one word saying which may hold timers); the others walk
 // from the back alone.
+//
+// A diverted slot of level 2 whose lead list holds timers too (see
+// lead_lists.hpp) is walked from four ends: its lead list from both ends as
+// well, to two more lists a spare slot, one for each of those walks. For
+// each deadline a spare slot then holds, in order: the lead list's front
+// walk's timers, its back walk's, the own list's front walk's, its back
+// walk's (in the slot itself), then those sent past.
+enum class run : unsigned {
+  front,       // the own list's front walk: to the back of its list
+  lead_front,  // the lead list's front walk: to the back of its list
+  lead_back,   // the lead list's back walk: to the front of its list
+};
+
 template <class Layout>
 class front_lists {
-  // offset[k]: the first list of level k (1 or above).
+  static constexpr unsigned lead_level = lead_lists<Layout>::level;
+  // The runs of level k: all three at level 2 where it keeps lead lists.
+  static constexpr unsigned runs(unsigned k) noexcept { return k != 0 && k == lead_level ? 3 : 1; }
+  // offset[k]: the first list of level k (1 or above); its lists for run r
+  // follow at r times the bank's slots.
   static constexpr std::array<std::size_t, Layout::count + 1> offset = [] {
     std::array<std::size_t, Layout::count + 1> o{};
     for (unsigned k = 1; k < Layout::count; ++k) {
       const std::size_t below = Layout::bank_slots[k - 1];
-      o[k + 1] = o[k] + (below <= 64 ? below : 0);
+      o[k + 1] = o[k] + (below <= 64 ? below * runs(k) : 0);
     }
     return o;
   }();
@@ -146,18 +198,37 @@ class front_lists {
     return level < Layout::count && offset[level + 1] != offset[level];
   }
 
-  // The list of the timers the front walk of `level` moved towards slot `s`
-  // of the spare bank below it.
-  link& list(unsigned level, std::size_t s) noexcept { return lists_[offset[level] + s]; }
-  const link& list(unsigned level, std::size_t s) const noexcept {
-    return lists_[offset[level] + s];
+  // Whether `level` keeps the lists of the walks of lead lists too.
+  static constexpr bool walks_leads(unsigned level) noexcept {
+    return level == lead_level && walks_front(level);
   }
 
-  // Appends `node` to list `s` of `level`.
-  TIMERWHEEL_ALWAYS_INLINE void push_back(unsigned level, std::size_t s, link& node) noexcept {
+  // The list of the timers the front walk of `level` (or walk `r` of it)
+  // moved towards slot `s` of the spare bank below it.
+  link& list(unsigned level, std::size_t s, run r = run::front) noexcept {
+    return lists_[index(level, s, r)];
+  }
+  const link& list(unsigned level, std::size_t s, run r = run::front) const noexcept {
+    return lists_[index(level, s, r)];
+  }
+
+  // Adds `node` to list `s` of `level` for walk `r`: at the back, or at the
+  // front for run::lead_back (which takes the newest first).
+  TIMERWHEEL_ALWAYS_INLINE void push(unsigned level, std::size_t s, link& node,
+                                     run r = run::front) noexcept {
     used_[level] |= std::uint64_t{1} << s;
     levels_ |= std::uint64_t{1} << level;
-    list_push_back(list(level, s), node);
+    if (r == run::lead_back)
+      list_push_front(list(level, s, r), node);
+    else
+      list_push_back(list(level, s, r), node);
+  }
+
+  // Whether list `s` of `level` holds timers, for any walk.
+  bool holds(unsigned level, std::size_t s) const noexcept {
+    for (unsigned r = 0; r < runs(level); ++r)
+      if (!list_empty(list(level, s, static_cast<run>(r)))) return true;
+    return false;
   }
 
   // Bit k: some front list of level k may hold timers. Bit s of used(k):
@@ -170,7 +241,7 @@ class front_lists {
   unsigned first_held(unsigned level) const noexcept {
     for (std::uint64_t u = used_[level]; u != 0; u &= u - 1) {
       const auto s = static_cast<unsigned>(std::countr_zero(u));
-      if (!list_empty(list(level, s))) return s;
+      if (holds(level, s)) return s;
     }
     return 64;
   }
@@ -194,6 +265,10 @@ class front_lists {
   }
 
  private:
+  static constexpr std::size_t index(unsigned level, std::size_t s, run r) noexcept {
+    return offset[level] + static_cast<std::size_t>(r) * Layout::bank_slots[level - 1] + s;
+  }
+
   std::array<link, offset[Layout::count]> lists_;
   std::uint64_t used_[Layout::count]{};
   std::uint64_t levels_ = 0;

@@ -4,6 +4,7 @@
 // of wheel.hpp; not a header of its own.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -44,19 +45,26 @@ void wheel<Config>::check_invariants() const {
           const link& sentinel = held_in(index);
           if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
             fail("a diverted slot's own list holds timers");
-          // The timers the front walk of the level above moved towards it,
-          // which its occupancy bit does not count.
-          const link* front = front_of(index);
-          const std::size_t moved = front == nullptr ? 0 : check_links(*front);
+          // The timers the front walk of the level above (and the walks of
+          // its lead lists) moved towards it, which its occupancy bit does
+          // not count.
+          const std::array<const link*, 3> runs{front_of(index), front_of(index, run::lead_front),
+                                                front_of(index, run::lead_back)};
+          std::size_t moved = 0;
+          for (const link* front : runs)
+            if (front != nullptr) moved += check_links(*front);
           if (moved != 0 && (diverted_.levels() >> (level + 1) & 1) == 0)
             fail("a front list holds timers of a level that is not diverted");
           if (moved != 0 && (fronts_.used(level + 1) >> (index - first) & 1) == 0)
             fail("a front list holds timers its bit does not say");
-          // The lead list of a slot of level 2, which its bit counts.
+          // The lead list of a slot of level 2, which its bit counts; while
+          // the slot is diverted, its timers waiting apart.
           const link* lead = leads_.of(index);
           const std::size_t early = lead == nullptr ? 0 : check_links(*lead);
           if (early != 0 && &sentinel != &slots_[index]) fail("a diverted slot keeps a lead list");
-          const std::size_t own = check_links(sentinel) + early;
+          if (&slots_[index] == diverted_.slot(leads::level)) lead = &diverted_.lead_waiting();
+          const std::size_t lead_timers = lead == nullptr ? 0 : check_links(*lead);
+          const std::size_t own = check_links(sentinel) + lead_timers;
           const std::size_t n = own + moved;
           const bool marked = occupied_.test(index);
           if (marked != (own != 0)) fail("an occupancy bit disagrees with its slot");
@@ -65,9 +73,10 @@ void wheel<Config>::check_invariants() const {
           if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
           const auto timers = [&](const auto& visit) {
             for (const link* p = sentinel.next; p != &sentinel; p = p->next) visit(p);
-            if (moved != 0)
-              for (const link* p = front->next; p != front; p = p->next) visit(p);
-            if (early != 0)
+            for (const link* front : runs)
+              if (front != nullptr)
+                for (const link* p = front->next; p != front; p = p->next) visit(p);
+            if (lead_timers != 0)
               for (const link* p = lead->next; p != lead; p = p->next) visit(p);
           };
           timers([&](const link* p) {
@@ -110,6 +119,8 @@ void wheel<Config>::check_invariants() const {
       fail("the mask of diverted slots disagrees");
     if (!diverted && check_links(diverted_.waiting(level)) != 0)
       fail("timers are left of a slot that is not diverted");
+    if (level == leads::level && !diverted && check_links(diverted_.lead_waiting()) != 0)
+      fail("timers are left of a lead list that is not diverted");
     if (!diverted) continue;
     if (level == 0 || diverted_.slot(level) != slots_.data() + next_slot(level))
       fail("a diverted slot is not its level's next slot");
