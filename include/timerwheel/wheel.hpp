@@ -39,7 +39,11 @@
 // out of cache: the next node's address is in the node in hand. The two
 // walks that dominate at a million timers go from both ends at once, two
 // chains that overlap: a level-1 slot's cascade, and a pass that loads a
-// level-0 slot's list before it fires front to back.
+// level-0 slot's list before it fires front to back. A slot of level 2
+// keeps a second list, its lead list, for what the front walk of a
+// cascade from above brings (older than what the slot's own list holds),
+// so that its own cascade, or the spreading's moves out of it, walks two
+// lists from both ends: four chains (detail/lead_lists.hpp).
 //
 // Spreading cascades: a coarse slot of thousands of timers would cascade in
 // one advance. So every level keeps a spare bank of slots, and in the last
@@ -662,32 +666,40 @@ class wheel {
   }
 
   // An emptied list is a slot exactly when its sentinel lies in slots_, or
-  // stands for a diverted slot when it is the list of timers waiting in one
-  // (rare: kept apart, so that this stays small enough to inline).
+  // stands for a diverted slot when it is the list of timers waiting in one.
+  // A slot of level 2, which may still hold timers in its lead list, takes
+  // the rare path too (kept apart, so that this stays small enough to
+  // inline).
   TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_slot(const link* sentinel) noexcept {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
-    if (offset < sizeof(slots_)) {
-      const std::size_t index = offset / sizeof(link);
-      // A slot of level 2 whose lead list still holds timers stays occupied.
-      if constexpr (leads::any)
-        if (leads_.holds(index)) return;
+    const std::size_t index = offset / sizeof(link);
+    if (offset < sizeof(slots_) && index - leads::first >= leads::count)
       mark_empty(index);
-    } else {
+    else
       mark_empty_if_waiting(sentinel);
-    }
   }
 
-  // The rest of mark_empty_if_slot(): a diverted slot's waiting list. A
-  // front list that a cancel empties keeps its bit in the front lists'
-  // words (see front_lists): a store here would cost the caller's loop of
-  // cancels and schedules a reload a step.
+  // The rest of mark_empty_if_slot(): a slot of level 2, empty when its
+  // lead list is too; a diverted slot's waiting list; a lead list, whose
+  // slot is empty when its own list is too. A front list that a cancel
+  // empties keeps its bit in the front lists' words (see front_lists): a
+  // store here would cost the caller's loop of cancels and schedules a
+  // reload a step.
   void mark_empty_if_waiting(const link* sentinel) noexcept {
+    if constexpr (leads::any) {
+      const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
+                                    reinterpret_cast<std::uintptr_t>(&slots_[leads::first]);
+      if (offset < leads::count * sizeof(link)) {
+        const std::size_t index = leads::first + offset / sizeof(link);
+        if (!leads_.holds(index)) mark_empty(index);
+        return;
+      }
+    }
     if (const link* slot = diverted_.owner_of_waiting(sentinel)) {
       mark_empty(index_of(slot));
       return;
     }
-    // A lead list: its slot is empty when its own list is too.
     if constexpr (leads::any) {
       const std::size_t index = leads_.slot_of(sentinel);
       if (index != 0 && detail::list_empty(slots_[index])) mark_empty(index);
