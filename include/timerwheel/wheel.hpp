@@ -529,6 +529,10 @@ class wheel {
   //
   // Returns the deadline taken: `deadline`, or now for one behind now where
   // clamp_when_opening holds (see there).
+  //
+  // With `BeforeLead`, a timer put in front goes in front of its slot's
+  // lead list while that holds timers (a cascade from above level 2).
+  template <bool BeforeLead = false>
   TIMERWHEEL_ALWAYS_INLINE tick_type place(link& node, tick_type deadline, bool at_front) noexcept {
     link* list;
     link* tail;
@@ -556,7 +560,7 @@ class wheel {
       tail = list->prev;
     }
     if (at_front) {
-      if constexpr (leads::any) list = head_of(list);
+      if constexpr (BeforeLead && leads::any) list = head_of(list);
       detail::list_push_front(*list, node);
     } else {
       detail::list_link_after_tail(*list, *tail, node);
@@ -1447,7 +1451,7 @@ class wheel {
     mark_empty_if_slot(&sentinel);
     while (node != &sentinel) {
       link* const prev = node->prev;
-      place(*node, deadline_of(*node), true);
+      place<true>(*node, deadline_of(*node), true);
       node = prev;
     }
   }
@@ -1471,7 +1475,7 @@ class wheel {
       link* front = sentinel.next;
       link* back = sentinel.prev;
       detail::list_init(sentinel);
-      mark_empty_if_slot(&sentinel);
+      mark_empty(index_of(&sentinel));
       link* const level0 = &slots_[base(0)];
       // A short list is walked from the back alone (as cascade() does); the
       // front walk's table would cost more than the overlap saves.
@@ -1531,14 +1535,34 @@ class wheel {
     link* front = sentinel.next;
     link* back = sentinel.prev;
     detail::list_init(sentinel);
-    mark_empty_if_slot(&sentinel);
-    for (unsigned n = 0; n < short_walk; ++n) {
-      link* const prev = back->prev;
-      place(*back, deadline_of(*back), true);
-      if (back == front) return;
-      back = prev;
+    // `sentinel` is a slot's own list, or at level 2 its own or its lead
+    // list.
+    if (leads::any && level == leads::level)
+      mark_empty_if_slot(&sentinel);
+    else
+      mark_empty(index_of(&sentinel));
+    if (leads::any && level > leads::level) {
+      // Into level 2, whose lead lists may hold timers: each in front of
+      // them.
+      if (cascade_from_back<true>(front, back)) return;
+    } else {
+      if (cascade_from_back<false>(front, back)) return;
     }
     cascade_long_below(front, back, targets);
+  }
+
+  // The first short_walk timers of [front, back], what is left of a
+  // cascading list in list order, from the back alone, as cascade() takes
+  // them; `back` moves to the next one. Returns whether none is left.
+  template <bool BeforeLead>
+  TIMERWHEEL_ALWAYS_INLINE bool cascade_from_back(link* front, link*& back) noexcept {
+    for (unsigned n = 0; n < short_walk; ++n) {
+      link* const prev = back->prev;
+      place<BeforeLead>(*back, deadline_of(*back), true);
+      if (back == front) return true;
+      back = prev;
+    }
+    return false;
   }
 
   // cascade_below() for what is left of a long list, out of line as
