@@ -29,9 +29,10 @@ constexpr u64 level4_slot = u64{1} << 24;
 
 // A wheel, its hooks and the order they must fire in: every timer still
 // pending, in scheduling order, each with its deadline.
+template <class Config = tw::default_config>
 struct scene {
   std::vector<tw::timer_hook> hooks;
-  tw::wheel<> w;
+  tw::wheel<Config> w;
   std::vector<std::size_t> order;  // pending timers, in scheduling order
   std::vector<u64> deadline;
   std::vector<std::size_t> fired;
@@ -98,8 +99,9 @@ enum class approach { jump, coarse_steps, one_tick_steps };
 // or 4 into level 2; then, after that start, more of the same deadlines
 // straight into level 2, and cancels of old and new ones, before the level-2
 // slots start.
+template <class Config = tw::default_config>
 void check_through_lead_lists(u64 start, u64 lead, approach how, u64 seed, std::size_t n) {
-  scene s(2 * n, start - lead);
+  scene<Config> s(2 * n, start - lead);
   timerwheel_test::rng rng(seed);
   const auto pick = [&] {
     // Five level-2 slots, three level-1 slots in each, two deadlines in
@@ -182,7 +184,7 @@ TEST(LeadLists, CancelExpireAllAndClearTakeTheLeadLists) {
   for (int ending = 0; ending < 3; ++ending) {
     SCOPED_TRACE(ending);
     const u64 start = level3_slot;
-    scene s(400, 0);
+    scene<> s(400, 0);
     for (std::size_t i = 0; i < 200; ++i) s.schedule(start + 4096 * (1 + i % 2) + 64 + i % 3);
     s.advance(start);
     s.w.check_invariants();
@@ -230,9 +232,10 @@ TEST(LeadLists, CancelExpireAllAndClearTakeTheLeadLists) {
 // order; clear(); or one tick at a time through its start.
 enum class mid_diversion { cancel_all, expire_all, clear, through_start };
 
+template <class Config = tw::default_config>
 void check_mid_diversion(mid_diversion end, u64 seed) {
   const u64 start = level3_slot;
-  scene s(2000, 0);
+  scene<Config> s(2000, 0);
   timerwheel_test::rng rng(seed);
   const auto pick = [&] { return start + 4096 + 64 * (2 + rng.below(3)) + rng.below(2); };
   for (std::size_t i = 0; i < 1200; ++i)
@@ -278,6 +281,25 @@ TEST(LeadLists, FourWalksOfADivertedSlotEndedByCancelsExpireAllClearOrItsStart) 
       SCOPED_TRACE(testing::Message() << "seed " << seed << ", ending " << static_cast<int>(end));
       check_mid_diversion(end, seed);
     }
+  }
+}
+
+// Four 6-bit levels and a far list beyond them: level 3 is the top level,
+// and what lies past it comes down from the far list at the start of each
+// of its blocks, into level 3 and, from there, into level 2's lead lists.
+using four_levels_and_far = tw::levels<u64, 6, 6, 6, 6>;
+
+TEST(LeadLists, WithAFarListBeyondLevel3) {
+  for (const approach how : {approach::jump, approach::coarse_steps, approach::one_tick_steps}) {
+    SCOPED_TRACE(testing::Message() << "approach " << static_cast<int>(how));
+    check_through_lead_lists<four_levels_and_far>(3 * level3_slot, level3_slot, how, 7, 3000);
+    // From beyond the top level: 2^24 ticks ahead, in the far list.
+    check_through_lead_lists<four_levels_and_far>(level4_slot, u64{1} << 16, how, 8, 3000);
+  }
+  for (const mid_diversion end : {mid_diversion::cancel_all, mid_diversion::expire_all,
+                                  mid_diversion::clear, mid_diversion::through_start}) {
+    SCOPED_TRACE(static_cast<int>(end));
+    check_mid_diversion<four_levels_and_far>(end, 9);
   }
 }
 
