@@ -2,9 +2,10 @@
 // the seven reference schemes of Varghese & Lauck, and the peers: the indexed binary heap every
 // ratio is taken against, an indexed 4-ary heap (libev's), std::priority_queue with lazy
 // deletion, std::multiset, Boost.Heap's d_ary_heap and pairing_heap, and (W1 start/stop only)
-// libevent, libuv and Boost.Asio timers through their own APIs; plus the W1 floor.
-// timerwheel_bench_packed is the same program with 32-byte nodes instead of 64 (see
-// adapters/common.hpp); a structure whose node does not fit 32 bytes is left out of its runs.
+// libevent, libuv and Boost.Asio timers through their own APIs; plus the W1 floors (the floor, and
+// the list floor of any structure on doubly linked lists). timerwheel_bench_packed is the same
+// program with 32-byte nodes instead of 64 (see adapters/common.hpp); a structure whose node does
+// not fit 32 bytes is left out of its runs.
 //
 // Files: this one (options, registering the cases, main), cases.hpp (what the parts share),
 // adapters/*.hpp (one adapter per structure, on shared bases; checks.hpp holds the compile-time
@@ -202,7 +203,8 @@ options parse_options(int& argc, char** argv) {
 // The benchmarks: one case per (workload, size, structure).
 
 // What every run of a workload must reproduce: the fired count and checksum of an untimed run
-// of the heap (exact by construction, and checked), or for the floor its own first run.
+// of the heap (exact by construction, and checked), or for the floors (which fire nothing and sum
+// the deadlines they replace) the first run of either.
 struct reference {
   std::uint64_t fired;
   std::uint64_t checksum;
@@ -212,7 +214,7 @@ std::map<std::string, reference> g_floor_reference;
 
 std::string check_reference(const bench_case& c, const tb::run_result& r) {
   reference ref{};
-  if (c.structure == "floor") {
+  if (c.structure == "floor" || c.structure == "list_floor") {
     const std::string key = c.workload + " " + c.params;
     const auto [it, inserted] =
         g_floor_reference.try_emplace(key, reference{r.fired, r.checksum, "floor"});
@@ -435,6 +437,10 @@ void register_all(const options& o) {
     add_case(
         o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
     g_cases.back()->node_size = sizeof(tb::floor_node);
+    add_case(
+        o, w, params, "list_floor", unit, [data] { return tb::run_w1_list_floor(data().seq); },
+        ref);
+    g_cases.back()->node_size = sizeof(tb::list_floor_node);
   }
 
   // W1 start/stop: the event loops through their own APIs, beside the fastest structures.

@@ -4,7 +4,7 @@
 #   timerwheel_bench         64-byte nodes, one cache line per object: every workload and peer
 #   timerwheel_bench_packed  packed nodes (the wheel's hook and the payload in 32 bytes, the
 #                            heaps' in 16): W1 at every N, W2 and W6, on the wheels, the binary
-#                            and 4-ary heaps, HiTime's scheme and the floor
+#                            and 4-ary heaps, HiTime's scheme and the two floors
 # It prints both tables and writes only under results/ (ignored by git), never a tracked file:
 #   results/latest.txt       both runs' output
 #   results/latest.csv       both tables, one row per figure (columns layout and node_bytes)
@@ -64,7 +64,7 @@ start=$SECONDS
 # timer), on the structures the goals compare; no extras (W4's bytes do not depend on the
 # layout, W5 and the paper table stay with the 64-byte run).
 "$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras --cpu="$cpu" \
-  --benchmark_filter='^(W1/churn|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|hitime_scheme|floor)/' \
+  --benchmark_filter='^(W1/churn|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|hitime_scheme|floor|list_floor)/' \
   "${args[@]}" | tee "$out/packed32/output.txt" || status=$?
 echo "bench.sh: both runs took $((SECONDS - start)) s"
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -185,6 +186,78 @@ inline run_result run_w1_floor(const w1_sequence& s) {
   r.seconds = std::chrono::duration<double>(t1 - t0).count();
   r.ops = p.timed_steps;
   r.checksum = sum;
+  return r;
+}
+
+// The list floor: the least that any structure keeping its timers in doubly linked lists does a
+// step. The step's node leaves its list (its two neighbours written) and joins the back of one of
+// four lists, chosen by two bits of its new deadline (where W1's coarsest slots put most timers:
+// the tails stay in the cache, as the wheel's and HiTime's do). No placement, no bookkeeping,
+// nothing fires: the wheel's distance from it is its own work; its distance from the floor is
+// the two neighbours a list costs. Returns the floor's sum, and fails if the lists lost or
+// crossed a node.
+struct list_floor_links {
+  list_floor_links* prev;
+  list_floor_links* next;
+};
+struct alignas(node_bytes_for<list_floor_links>()) list_floor_node : list_floor_links {
+  bench_payload payload;
+};
+
+inline run_result run_w1_list_floor(const w1_sequence& s) {
+  const w1_params& p = s.params;
+  std::vector<list_floor_node> nodes(p.timers);
+  std::array<list_floor_links, 4> lists;
+  for (list_floor_links& l : lists) l.prev = l.next = &l;
+  const auto list_of = [&](std::uint64_t deadline) -> list_floor_links& {
+    return lists[(deadline >> 18) & 3];
+  };
+  const auto push_back = [](list_floor_links& list, list_floor_links& n) {
+    list_floor_links* const tail = list.prev;
+    n.prev = tail;
+    n.next = &list;
+    tail->next = &n;
+    list.prev = &n;
+  };
+  for (std::size_t i = 0; i < p.timers; ++i) {
+    nodes[i].payload.requested = s.initial[i];
+    push_back(list_of(s.initial[i]), nodes[i]);
+  }
+  std::uint64_t now = 0;
+  std::uint64_t sum = 0;
+  auto steps = [&](std::size_t from, std::size_t to) {
+    for (std::size_t block = from; block < to; block += w1_steps_per_tick) {
+      for (std::size_t k = block; k < block + w1_steps_per_tick; ++k) {
+        list_floor_node& n = nodes[s.steps[k].index];
+        n.prev->next = n.next;
+        n.next->prev = n.prev;
+        sum += n.payload.requested;
+        const std::uint64_t deadline = now + 1 + s.steps[k].offset;
+        n.payload.requested = deadline;
+        push_back(list_of(deadline), n);
+      }
+      ++now;
+    }
+  };
+  steps(0, p.warm_steps);
+  const auto t0 = region_clock::now();
+  steps(p.warm_steps, p.warm_steps + p.timed_steps);
+  const auto t1 = region_clock::now();
+  run_result r;
+  r.seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.ops = p.timed_steps;
+  r.checksum = sum;
+  std::size_t linked = 0;
+  for (const list_floor_links& l : lists) {
+    for (const list_floor_links* n = l.next; n != &l && linked <= p.timers; n = n->next) {
+      if (n->next->prev != n) r.error = "the list floor's links disagree; ";
+      ++linked;
+    }
+  }
+  if (linked != p.timers) {
+    r.error += "the list floor holds " + std::to_string(linked) + " of " +
+               std::to_string(p.timers) + " nodes; ";
+  }
   return r;
 }
 
