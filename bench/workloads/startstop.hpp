@@ -6,7 +6,6 @@
 // (milliseconds, plus one hour, for the event loops: nothing can come due during the run).
 #pragma once
 
-#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -62,13 +61,7 @@ run_result run_startstop(const w1_sequence& s) {
       x.poll();
     }
   };
-  steps(0, p.warm_steps);
-  const auto t0 = region_clock::now();
-  steps(p.warm_steps, p.warm_steps + p.timed_steps);
-  const auto t1 = region_clock::now();
-  run_result r;
-  r.seconds = std::chrono::duration<double>(t1 - t0).count();
-  r.ops = p.timed_steps;
+  run_result r = time_w1_steps(p, steps);
   r.fired = stopped;  // compared across structures: every stop finds its timer pending
   r.error = x.finish();
   if (stopped != p.warm_steps + p.timed_steps) {

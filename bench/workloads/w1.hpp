@@ -160,6 +160,20 @@ run_result run_w1(const w1_sequence& s) {
   return r;
 }
 
+// Runs `steps(from, to)` over the sequence's warm-up steps, then over the rest timed: a
+// run_result with the timed seconds and steps. For the loops that are not a structure_adapter.
+template <class Steps>
+run_result time_w1_steps(const w1_params& p, Steps&& steps) {
+  steps(std::size_t{0}, p.warm_steps);
+  const auto t0 = region_clock::now();
+  steps(p.warm_steps, p.warm_steps + p.timed_steps);
+  const auto t1 = region_clock::now();
+  run_result r;
+  r.seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.ops = p.timed_steps;
+  return r;
+}
+
 // The floor: the same steps touching only the deadline in each step's node. Returns the sum of
 // the deadlines it read, which the caller compares across repetitions.
 inline run_result run_w1_floor(const w1_sequence& s) {
@@ -178,13 +192,7 @@ inline run_result run_w1_floor(const w1_sequence& s) {
       ++now;
     }
   };
-  steps(0, p.warm_steps);
-  const auto t0 = region_clock::now();
-  steps(p.warm_steps, p.warm_steps + p.timed_steps);
-  const auto t1 = region_clock::now();
-  run_result r;
-  r.seconds = std::chrono::duration<double>(t1 - t0).count();
-  r.ops = p.timed_steps;
+  run_result r = time_w1_steps(p, steps);
   r.checksum = sum;
   return r;
 }
@@ -239,13 +247,7 @@ inline run_result run_w1_list_floor(const w1_sequence& s) {
       ++now;
     }
   };
-  steps(0, p.warm_steps);
-  const auto t0 = region_clock::now();
-  steps(p.warm_steps, p.warm_steps + p.timed_steps);
-  const auto t1 = region_clock::now();
-  run_result r;
-  r.seconds = std::chrono::duration<double>(t1 - t0).count();
-  r.ops = p.timed_steps;
+  run_result r = time_w1_steps(p, steps);
   r.checksum = sum;
   std::size_t linked = 0;
   for (const list_floor_links& l : lists) {
