@@ -443,6 +443,34 @@ void register_all(const options& o) {
     g_cases.back()->node_size = sizeof(tb::list_floor_node);
   }
 
+  // W1 over a whole period: the same churn, timed while now crosses a whole slot of level 3
+  // (2^18 ticks at 100 steps a tick), the widest level R = 2^20 reaches. W1's short window above
+  // sees only the start of such a slot; the last quarter of one, where the wheel diverts the next
+  // slot and a quarter of the schedules land in it, is in every long-running program's steady
+  // state (docs/workloads.md).
+  for (const std::size_t timers : {std::size_t{1'000}, std::size_t{100'000}}) {
+    tb::w1_params p{};
+    p.timers = timers;
+    p.range = std::uint64_t{1} << 20;
+    p.timed_steps = (std::size_t{1} << 18) * tb::w1_steps_per_tick;
+    p.warm_steps = round_steps(p.timed_steps / 10);
+    const std::string params = "N=" + pow10_or_int(timers) + " R=" + pow2_or_int(p.range);
+    auto data = lazy_workload<tb::w1_sequence>(p, tb::derive_seed(o.seed, "W1 period " + params),
+                                               tb::make_w1_sequence, tb::run_w1<heap>);
+    const std::string unit = "ns per cancel+schedule pair";
+    const std::string w = "W1 period";
+    add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, tb::heap4, tb::hitime_scheme>{}, w,
+                                    params, unit, data, w1_run, timers, p.range);
+    auto ref = [data]() -> const tb::run_result& { return data().reference; };
+    add_case(
+        o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
+    g_cases.back()->node_size = sizeof(tb::floor_node);
+    add_case(
+        o, w, params, "list_floor", unit, [data] { return tb::run_w1_list_floor(data().seq); },
+        ref);
+    g_cases.back()->node_size = sizeof(tb::list_floor_node);
+  }
+
   // W1 start/stop: the event loops through their own APIs, beside the fastest structures.
   for (const w1_size& z : w1_sizes) {
     if (z.range != (std::uint64_t{1} << 20) || (o.quick && z.timers != 100'000)) continue;

@@ -64,7 +64,7 @@ start=$SECONDS
 # timer), on the structures the goals compare; no extras (W4's bytes do not depend on the
 # layout, W5 and the paper table stay with the 64-byte run).
 "$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras --cpu="$cpu" \
-  --benchmark_filter='^(W1/churn|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|hitime_scheme|floor|list_floor)/' \
+  --benchmark_filter='^(W1/churn|W1/period|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|hitime_scheme|floor|list_floor)/' \
   "${args[@]}" | tee "$out/packed32/output.txt" || status=$?
 echo "bench.sh: both runs took $((SECONDS - start)) s"
 
