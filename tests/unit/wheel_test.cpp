@@ -850,6 +850,156 @@ TEST(Wheel, FrontWalksKeepExactOrderThroughCancelsExpireAllAndClear) {
   }
 }
 
+// Timers scheduled into a diverted slot go past it, behind every older timer
+// of their deadline. Churn whose deadlines span the next few slots of the
+// top level (so that a large share of the schedules land in the diverted
+// one), several schedules and cancels between advances, the cancels often of
+// the newest timers (so that what was scheduled into a diverted slot leaves
+// it again while older timers still wait in it, and the other way round);
+// after every operation the wheel agrees with a model on its invariants, its
+// size, emptiness and next deadline. Advances
+// of 1 tick, and of a few ticks that cross the slot's start between two
+// sendings; the run ends by firing everything, expire_all() or clear().
+template <class Config>
+void check_schedules_into_a_diverted_slot(std::uint64_t seed, int ending, unsigned top_shift) {
+  using wheel_type = tw::wheel<Config>;
+  using tick = typename wheel_type::tick_type;
+  constexpr std::size_t n = 300;
+  rig<Config> r(n, 0);
+  timerwheel_test::rng g(seed);
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> model;  // (deadline, seq) -> index
+  std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> key(n);
+  std::vector<std::size_t> newest;  // scheduled since the last advance, the newest last
+  std::uint64_t seq = 0;
+  // The deadlines span four slots of the top level (2^top_shift ticks wide).
+  const auto draw = [&](std::uint64_t now) {
+    return now + 1 + g.below(std::uint64_t{4} << top_shift);
+  };
+  const auto agree = [&] {
+    r.w.check_invariants();
+    ASSERT_EQ(r.w.size(), model.size());
+    ASSERT_EQ(r.w.empty(), model.empty());
+    const std::optional<std::uint64_t> next =
+        model.empty() ? std::nullopt : std::optional<std::uint64_t>(model.begin()->first.first);
+    ASSERT_EQ(
+        r.w.next_deadline() ? std::optional<std::uint64_t>(*r.w.next_deadline()) : std::nullopt,
+        next);
+  };
+  const auto schedule = [&](std::size_t i, std::uint64_t deadline) {
+    if (key[i]) model.erase(*key[i]);
+    r.w.schedule(r[i], static_cast<tick>(deadline));
+    key[i] = {deadline, seq++};
+    model[*key[i]] = i;
+    newest.push_back(i);
+  };
+  const auto cancel = [&](std::size_t i) {
+    EXPECT_EQ(r.w.cancel(r[i]), key[i].has_value());
+    if (key[i]) model.erase(*key[i]);
+    key[i].reset();
+  };
+  const auto fire = [&](auto& h) {
+    const std::size_t i = r.index(h);
+    ASSERT_TRUE(key[i].has_value());
+    ASSERT_FALSE(model.empty());
+    EXPECT_EQ(model.begin()->second, i) << "fired out of (deadline, scheduling) order";
+    EXPECT_EQ(std::uint64_t{r.w.now()}, key[i]->first);
+    model.erase(*key[i]);
+    key[i].reset();
+  };
+  for (std::size_t i = 0; i < n; ++i) schedule(i, draw(0));
+  const std::uint64_t stop = ending == 0 ? 1000 : 100 + g.below(700);
+  std::uint64_t t = 0;
+  while (t < stop) {
+    t += g.below(8) == 0 ? 1 + g.below(6) : 1;
+    r.w.advance(static_cast<tick>(t), fire);
+    newest.clear();
+    agree();
+    for (int k = 0; k < 6; ++k) {
+      const std::uint64_t what = g.below(3);
+      if (what == 0 && !newest.empty()) {
+        // The newest first: empties the diverted slot's own list.
+        const std::size_t i = newest.back();
+        newest.pop_back();
+        cancel(i);
+      } else if (what == 1) {
+        cancel(g.below(n));
+      } else {
+        schedule(g.below(n), draw(t));
+      }
+      agree();
+    }
+  }
+  if (ending == 1) {
+    r.w.expire_all([&](auto& h) {
+      const std::size_t i = r.index(h);
+      ASSERT_TRUE(key[i].has_value());
+      EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
+      model.erase(*key[i]);
+      key[i].reset();
+    });
+  } else if (ending == 2) {
+    r.w.clear();
+    model.clear();
+  }
+  r.w.advance(static_cast<tick>(stop + (std::uint64_t{8} << top_shift)), fire);
+  EXPECT_TRUE(model.empty());
+  EXPECT_TRUE(r.w.empty());
+  for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(r[i].pending());
+}
+
+// Timers scheduled into a diverted slot, and cancels that take away first
+// the timers waiting in it, then the new ones: the invariants (the slot's
+// bit among them), the size and the next deadline stay right throughout.
+TEST(Wheel, CancelsEmptyADivertedSlotsWaitingListThenItsOwn) {
+  rig<> r(14, 0);
+  // Level 1's slot [64, 128), nine timers: diverted from now 48, by an
+  // advance that does work (timers 12 and 13 fall due at 48 and 49).
+  for (std::size_t i = 0; i < 9; ++i) r.w.schedule(r[i], 70 + i);
+  r.w.schedule(r[12], 48);
+  r.w.schedule(r[13], 49);
+  r.w.advance(47, r.record());
+  EXPECT_EQ(r.w.advance(48, r.record()), 1U);  // diverts the slot and moves four of the nine
+  r.w.check_invariants();
+  r.w.schedule(r[9], 100);  // into the diverted slot, after its first moves
+  r.w.schedule(r[10], 75);
+  for (std::size_t i = 0; i < 9; ++i) {
+    EXPECT_TRUE(r.w.cancel(r[i]));
+    r.w.check_invariants();
+  }
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(49));
+  EXPECT_TRUE(r.w.cancel(r[10]));
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.size(), 2U);
+  EXPECT_EQ(r.w.advance(49, r.record()), 1U);
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(100));
+  r.w.schedule(r[11], 90);
+  EXPECT_TRUE(r.w.cancel(r[11]));
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(100));
+  EXPECT_EQ(r.w.advance(200, r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{12, 48}, {13, 49}, {9, 100}}));
+  EXPECT_TRUE(r.w.empty());
+}
+
+TEST(Wheel, SchedulesIntoADivertedSlotKeepOrderThroughCancelsExpireAllAndClear) {
+  // Levels of 2 bits: the top level's slots are 2^6 ticks wide with four
+  // levels (the 64-bit ticks beyond them in a far list, the 32-bit ones
+  // wrapping), 2^8 with five.
+  using small = tw::levels<std::uint64_t, 2, 2, 2, 2>;
+  using small_wrapping = tw::levels<std::uint32_t, 2, 2, 2, 2>;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    for (int ending = 0; ending < 3; ++ending) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", ending " << ending);
+      check_schedules_into_a_diverted_slot<small>(seed, ending, 6);
+      check_schedules_into_a_diverted_slot<small_wrapping>(seed, ending, 6);
+      check_schedules_into_a_diverted_slot<eager_front_walks<small>>(seed, ending, 6);
+      check_schedules_into_a_diverted_slot<tw::levels<std::uint64_t, 2, 2, 2, 2, 2>>(seed, ending,
+                                                                                     8);
+    }
+  }
+}
+
 // That `r` fired the timers of `want`, {deadline, index} in scheduling
 // order, in (deadline, scheduling) order, each at its deadline.
 void expect_fired_in_deadline_order(const rig<>& r,
