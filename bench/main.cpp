@@ -399,6 +399,20 @@ void add_structures(const options& o, type_list<A...>, const std::string& w,
       ...);
 }
 
+// The W1 floors beside a W1 case's structures: the floor and the list floor
+// (workloads/w1.hpp), checked against each other's sums.
+template <class Data>
+void add_w1_floors(const options& o, const std::string& w, const std::string& params,
+                   const std::string& unit, const Data& data) {
+  auto ref = [data]() -> const tb::run_result& { return data().reference; };
+  add_case(
+      o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
+  g_cases.back()->node_size = sizeof(tb::floor_node);
+  add_case(
+      o, w, params, "list_floor", unit, [data] { return tb::run_w1_list_floor(data().seq); }, ref);
+  g_cases.back()->node_size = sizeof(tb::list_floor_node);
+}
+
 void register_all(const options& o) {
   const auto w1_run = []<class A>(const tb::w1_sequence& s) { return tb::run_w1<A>(s); };
   for (const w1_size& z : w1_sizes) {
@@ -433,14 +447,7 @@ void register_all(const options& o) {
                                       z.range);
     }
 #endif
-    auto ref = [data]() -> const tb::run_result& { return data().reference; };
-    add_case(
-        o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
-    g_cases.back()->node_size = sizeof(tb::floor_node);
-    add_case(
-        o, w, params, "list_floor", unit, [data] { return tb::run_w1_list_floor(data().seq); },
-        ref);
-    g_cases.back()->node_size = sizeof(tb::list_floor_node);
+    add_w1_floors(o, w, params, unit, data);
   }
 
   // W1 over a whole period: the same churn, timed while now crosses a whole slot of level 3
@@ -461,14 +468,7 @@ void register_all(const options& o) {
     const std::string w = "W1 period";
     add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, tb::heap4, tb::hitime_scheme>{}, w,
                                     params, unit, data, w1_run, timers, p.range);
-    auto ref = [data]() -> const tb::run_result& { return data().reference; };
-    add_case(
-        o, w, params, "floor", unit, [data] { return tb::run_w1_floor(data().seq); }, ref);
-    g_cases.back()->node_size = sizeof(tb::floor_node);
-    add_case(
-        o, w, params, "list_floor", unit, [data] { return tb::run_w1_list_floor(data().seq); },
-        ref);
-    g_cases.back()->node_size = sizeof(tb::list_floor_node);
+    add_w1_floors(o, w, params, unit, data);
   }
 
   // W1 start/stop: the event loops through their own APIs, beside the fastest structures.

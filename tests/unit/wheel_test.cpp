@@ -745,6 +745,25 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
   EXPECT_EQ(at_4101, want_4101);
 }
 
+// Ends a run checked against `model` ((deadline, seq) -> index, with `key`
+// each timer's entry): with `ending` 1, expire_all() fires every timer in
+// the model's order; with 2, clear() drops them all; with 0, nothing.
+template <class Rig, class Model, class Keys>
+void end_against_model(Rig& r, Model& model, Keys& key, int ending) {
+  if (ending == 1) {
+    r.w.expire_all([&](auto& h) {
+      const std::size_t i = r.index(h);
+      ASSERT_TRUE(key[i].has_value());
+      EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
+      model.erase(*key[i]);
+      key[i].reset();
+    });
+  } else if (ending == 2) {
+    r.w.clear();
+    model.clear();
+  }
+}
+
 // The spreading walks a diverted slot from both ends: the front walk moves
 // its oldest timers to lists of their own, which the slot's start puts in
 // front of everything of their deadlines. Many timers of few deadlines, one
@@ -809,18 +828,7 @@ void check_front_walks(std::uint64_t seed, int ending) {
         model.empty() ? std::nullopt : std::optional<std::uint64_t>(model.begin()->first.first);
     ASSERT_EQ(r.w.next_deadline(), next) << "at " << t;
   }
-  if (ending == 1) {
-    r.w.expire_all([&](auto& h) {
-      const std::size_t i = r.index(h);
-      ASSERT_TRUE(key[i].has_value());
-      EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
-      model.erase(*key[i]);
-      key[i].reset();
-    });
-  } else if (ending == 2) {
-    r.w.clear();
-    model.clear();
-  }
+  end_against_model(r, model, key, ending);
   r.w.advance(stop + 1000, fire);
   EXPECT_TRUE(model.empty());
   EXPECT_TRUE(r.w.empty());
@@ -929,18 +937,7 @@ void check_schedules_into_a_diverted_slot(std::uint64_t seed, int ending, unsign
       agree();
     }
   }
-  if (ending == 1) {
-    r.w.expire_all([&](auto& h) {
-      const std::size_t i = r.index(h);
-      ASSERT_TRUE(key[i].has_value());
-      EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
-      model.erase(*key[i]);
-      key[i].reset();
-    });
-  } else if (ending == 2) {
-    r.w.clear();
-    model.clear();
-  }
+  end_against_model(r, model, key, ending);
   r.w.advance(static_cast<tick>(stop + (std::uint64_t{8} << top_shift)), fire);
   EXPECT_TRUE(model.empty());
   EXPECT_TRUE(r.w.empty());
