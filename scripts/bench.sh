@@ -13,7 +13,7 @@
 #   results/lateness.txt     W7a: the event loop's lateness beside Boost.Asio, libuv and libev
 #
 # Usage: bash scripts/bench.sh [--full] [--publish] [--out=DIR] [benchmark arguments...]
-#   quick by default (about 3 minutes on 2 cores); --full runs the whole sweep
+#   quick by default (about 6 minutes on 2 cores); --full runs the whole sweep
 #   --publish   also copy both tables to docs/bench/latest.txt and small plots to docs/bench/,
 #               the figures the README quotes (only a whole run publishes: no filter,
 #               --no-extras or --out with it)
