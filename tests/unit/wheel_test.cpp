@@ -745,24 +745,68 @@ TEST(Wheel, FifoAcrossTimersMovedAheadOfTheirSlot) {
   EXPECT_EQ(at_4101, want_4101);
 }
 
-// Ends a run checked against `model` ((deadline, seq) -> index, with `key`
-// each timer's entry): with `ending` 1, expire_all() fires every timer in
-// the model's order; with 2, clear() drops them all; with 0, nothing.
-template <class Rig, class Model, class Keys>
-void end_against_model(Rig& r, Model& model, Keys& key, int ending) {
-  if (ending == 1) {
-    r.w.expire_all([&](auto& h) {
+// A rig whose timers a model of (deadline, scheduling order) follows:
+// schedule() and cancel() change both; the callback fire() checks each
+// firing against the model (its earliest timer, at its deadline); end()
+// ends a run: with `ending` 1, expire_all() fires every timer in the
+// model's order; with 2, clear() drops them all; with 0, nothing.
+template <class Config>
+struct modelled_rig {
+  using tick = typename tw::wheel<Config>::tick_type;
+  using entry = std::pair<std::uint64_t, std::uint64_t>;  // (deadline, seq)
+
+  rig<Config> r;
+  std::map<entry, std::size_t> model;  // -> index
+  std::vector<std::optional<entry>> key;
+  std::uint64_t seq = 0;
+
+  explicit modelled_rig(std::size_t n) : r(n, 0), key(n) {}
+
+  void schedule(std::size_t i, std::uint64_t deadline) {
+    if (key[i]) model.erase(*key[i]);
+    r.w.schedule(r[i], static_cast<tick>(deadline));
+    key[i] = {deadline, seq++};
+    model[*key[i]] = i;
+  }
+
+  void cancel(std::size_t i) {
+    EXPECT_EQ(r.w.cancel(r[i]), key[i].has_value());
+    if (key[i]) model.erase(*key[i]);
+    key[i].reset();
+  }
+
+  auto fire() {
+    return [this](auto& h) {
       const std::size_t i = r.index(h);
       ASSERT_TRUE(key[i].has_value());
-      EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
+      ASSERT_FALSE(model.empty());
+      EXPECT_EQ(model.begin()->second, i) << "fired out of (deadline, scheduling) order";
+      EXPECT_EQ(std::uint64_t{r.w.now()}, key[i]->first);
       model.erase(*key[i]);
       key[i].reset();
-    });
-  } else if (ending == 2) {
-    r.w.clear();
-    model.clear();
+    };
   }
-}
+
+  // The model's earliest deadline.
+  std::optional<std::uint64_t> next() const {
+    return model.empty() ? std::nullopt : std::optional<std::uint64_t>(model.begin()->first.first);
+  }
+
+  void end(int ending) {
+    if (ending == 1) {
+      r.w.expire_all([&](auto& h) {
+        const std::size_t i = r.index(h);
+        ASSERT_TRUE(key[i].has_value());
+        EXPECT_EQ(model.begin()->second, i) << "expire_all out of (deadline, scheduling) order";
+        model.erase(*key[i]);
+        key[i].reset();
+      });
+    } else if (ending == 2) {
+      r.w.clear();
+      model.clear();
+    }
+  }
+};
 
 // The spreading walks a diverted slot from both ends: the front walk moves
 // its oldest timers to lists of their own, which the slot's start puts in
@@ -777,40 +821,20 @@ void end_against_model(Rig& r, Model& model, Keys& key, int ending) {
 template <class Config>
 void check_front_walks(std::uint64_t seed, int ending) {
   constexpr std::size_t n = 1200;
-  rig<Config> r(n, 0);
+  modelled_rig<Config> m(n);
+  auto& r = m.r;
+  auto& key = m.key;
   timerwheel_test::rng g(seed);
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> model;  // (deadline, seq) -> index
-  std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> key(n);
-  std::uint64_t seq = 0;
-  const auto schedule = [&](std::size_t i, std::uint64_t deadline) {
-    if (key[i]) model.erase(*key[i]);
-    r.w.schedule(r[i], deadline);
-    key[i] = {deadline, seq++};
-    model[*key[i]] = i;
-  };
-  const auto cancel = [&](std::size_t i) {
-    EXPECT_EQ(r.w.cancel(r[i]), key[i].has_value());
-    if (key[i]) model.erase(*key[i]);
-    key[i].reset();
-  };
   // Deadlines of a few values each, in the blocks ahead.
   const auto draw = [&](std::uint64_t now) { return now + 1 + 16 * g.below(24) + g.below(2); };
-  for (std::size_t i = 0; i < n; ++i) schedule(i, draw(0));
-  const auto fire = [&](auto& h) {
-    const std::size_t i = r.index(h);
-    ASSERT_TRUE(key[i].has_value());
-    ASSERT_FALSE(model.empty());
-    EXPECT_EQ(model.begin()->second, i) << "fired out of (deadline, scheduling) order";
-    EXPECT_EQ(r.w.now(), key[i]->first);
-    model.erase(*key[i]);
-    key[i].reset();
-  };
+  for (std::size_t i = 0; i < n; ++i) m.schedule(i, draw(0));
+  const auto fire = m.fire();
   const std::uint64_t stop = ending == 0 ? 600 : 20 + g.below(400);
   for (std::uint64_t t = 1; t <= stop; ++t) {
     r.w.advance(t, fire);
     for (int k = 0; k < 3; ++k) {
       // The oldest pending timers are the ones the front walks take first.
-      const std::size_t i = k == 0 && !model.empty()
+      const std::size_t i = k == 0 && !m.model.empty()
                                 ? std::min_element(key.begin(), key.end(),
                                                    [](const auto& a, const auto& b) {
                                                      return a && (!b || a->second < b->second);
@@ -818,19 +842,17 @@ void check_front_walks(std::uint64_t seed, int ending) {
                                       key.begin()
                                 : g.below(n);
       if (g.below(2) == 0)
-        cancel(i);
+        m.cancel(i);
       else
-        schedule(i, draw(t));
+        m.schedule(i, draw(t));
     }
     r.w.check_invariants();
-    ASSERT_EQ(r.w.size(), model.size());
-    const std::optional<std::uint64_t> next =
-        model.empty() ? std::nullopt : std::optional<std::uint64_t>(model.begin()->first.first);
-    ASSERT_EQ(r.w.next_deadline(), next) << "at " << t;
+    ASSERT_EQ(r.w.size(), m.model.size());
+    ASSERT_EQ(r.w.next_deadline(), m.next()) << "at " << t;
   }
-  end_against_model(r, model, key, ending);
+  m.end(ending);
   r.w.advance(stop + 1000, fire);
-  EXPECT_TRUE(model.empty());
+  EXPECT_TRUE(m.model.empty());
   EXPECT_TRUE(r.w.empty());
   for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(r[i].pending());
 }
@@ -865,55 +887,33 @@ TEST(Wheel, FrontWalksKeepExactOrderThroughCancelsExpireAllAndClear) {
 // the newest timers (so that what was scheduled into a diverted slot leaves
 // it again while older timers still wait in it, and the other way round);
 // after every operation the wheel agrees with a model on its invariants, its
-// size, emptiness and next deadline. Advances
-// of 1 tick, and of a few ticks that cross the slot's start between two
-// sendings; the run ends by firing everything, expire_all() or clear().
+// size, emptiness and next deadline. Advances of 1 tick, and now and then of
+// a few ticks; the run ends by firing everything, expire_all() or clear().
 template <class Config>
 void check_schedules_into_a_diverted_slot(std::uint64_t seed, int ending, unsigned top_shift) {
-  using wheel_type = tw::wheel<Config>;
-  using tick = typename wheel_type::tick_type;
+  using tick = typename tw::wheel<Config>::tick_type;
   constexpr std::size_t n = 300;
-  rig<Config> r(n, 0);
+  modelled_rig<Config> m(n);
+  auto& r = m.r;
   timerwheel_test::rng g(seed);
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> model;  // (deadline, seq) -> index
-  std::vector<std::optional<std::pair<std::uint64_t, std::uint64_t>>> key(n);
   std::vector<std::size_t> newest;  // scheduled since the last advance, the newest last
-  std::uint64_t seq = 0;
   // The deadlines span four slots of the top level (2^top_shift ticks wide).
   const auto draw = [&](std::uint64_t now) {
     return now + 1 + g.below(std::uint64_t{4} << top_shift);
   };
   const auto agree = [&] {
     r.w.check_invariants();
-    ASSERT_EQ(r.w.size(), model.size());
-    ASSERT_EQ(r.w.empty(), model.empty());
-    const std::optional<std::uint64_t> next =
-        model.empty() ? std::nullopt : std::optional<std::uint64_t>(model.begin()->first.first);
+    ASSERT_EQ(r.w.size(), m.model.size());
+    ASSERT_EQ(r.w.empty(), m.model.empty());
     ASSERT_EQ(
         r.w.next_deadline() ? std::optional<std::uint64_t>(*r.w.next_deadline()) : std::nullopt,
-        next);
+        m.next());
   };
   const auto schedule = [&](std::size_t i, std::uint64_t deadline) {
-    if (key[i]) model.erase(*key[i]);
-    r.w.schedule(r[i], static_cast<tick>(deadline));
-    key[i] = {deadline, seq++};
-    model[*key[i]] = i;
+    m.schedule(i, deadline);
     newest.push_back(i);
   };
-  const auto cancel = [&](std::size_t i) {
-    EXPECT_EQ(r.w.cancel(r[i]), key[i].has_value());
-    if (key[i]) model.erase(*key[i]);
-    key[i].reset();
-  };
-  const auto fire = [&](auto& h) {
-    const std::size_t i = r.index(h);
-    ASSERT_TRUE(key[i].has_value());
-    ASSERT_FALSE(model.empty());
-    EXPECT_EQ(model.begin()->second, i) << "fired out of (deadline, scheduling) order";
-    EXPECT_EQ(std::uint64_t{r.w.now()}, key[i]->first);
-    model.erase(*key[i]);
-    key[i].reset();
-  };
+  const auto fire = m.fire();
   for (std::size_t i = 0; i < n; ++i) schedule(i, draw(0));
   const std::uint64_t stop = ending == 0 ? 1000 : 100 + g.below(700);
   std::uint64_t t = 0;
@@ -925,21 +925,22 @@ void check_schedules_into_a_diverted_slot(std::uint64_t seed, int ending, unsign
     for (int k = 0; k < 6; ++k) {
       const std::uint64_t what = g.below(3);
       if (what == 0 && !newest.empty()) {
-        // The newest first: empties the diverted slot's own list.
+        // The newest first: takes back what was just scheduled, often into
+        // the diverted slot.
         const std::size_t i = newest.back();
         newest.pop_back();
-        cancel(i);
+        m.cancel(i);
       } else if (what == 1) {
-        cancel(g.below(n));
+        m.cancel(g.below(n));
       } else {
         schedule(g.below(n), draw(t));
       }
       agree();
     }
   }
-  end_against_model(r, model, key, ending);
+  m.end(ending);
   r.w.advance(static_cast<tick>(stop + (std::uint64_t{8} << top_shift)), fire);
-  EXPECT_TRUE(model.empty());
+  EXPECT_TRUE(m.model.empty());
   EXPECT_TRUE(r.w.empty());
   for (std::size_t i = 0; i < n; ++i) EXPECT_FALSE(r[i].pending());
 }
