@@ -93,6 +93,7 @@
 
 #include "concepts.hpp"
 #include "detail/abi.hpp"
+#include "detail/arrivals.hpp"
 #include "detail/expiry_shell.hpp"
 #include "detail/inline.hpp"
 #include "detail/layout.hpp"
@@ -152,7 +153,9 @@ class wheel {
   }
 
   // Whether no timer is pending. O(1).
-  [[nodiscard]] bool empty() const noexcept { return wheel_empty() && shell_.empty(); }
+  [[nodiscard]] bool empty() const noexcept {
+    return (wheel_empty() || marks_alone()) && shell_.empty();
+  }
 
   // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
   // deadline before now is taken as now: the timer is due and fires at the
@@ -336,7 +339,8 @@ class wheel {
     if (shell_.queued()) [[unlikely]]
       return advance(now_, on_expired);
     const detail::reentry_guard scope = shell_.enter();
-    if (wheel_empty()) return 0;
+    // Marks of diversions alone are no timer to seek (see marks_alone()).
+    if (wheel_empty() || marks_alone()) return 0;
     return fire_next(on_expired);
   }
 
@@ -402,13 +406,7 @@ class wheel {
   // f may not schedule or cancel. O(n + slots).
   template <pending_visitor<basic_timer_hook<typename Config::tick_type>> F>
   void for_each_pending(F&& f) const {
-    occupied_.for_each([&](std::size_t index) { shell_type::visit_list(slots_[index], f); });
-    for (unsigned level = 0; level < layout::count; ++level)
-      shell_type::visit_list(diverted_.waiting(level), f);
-    fronts_.for_each([&](const link& list) { shell_type::visit_list(list, f); });
-    leads_.for_each([&](const link& lead) { shell_type::visit_list(lead, f); });
-    shell_type::visit_list(diverted_.lead_waiting(), f);
-    shell_type::visit_list(far_, f);
+    for_each_held(f);
     shell_.visit(f);
   }
 
@@ -601,14 +599,15 @@ class wheel {
     }
     if (list != diverted_.slot(level)) [[likely]] {
       mark_occupied(active_levels_, level, index_of(list));
+    } else if (arrivals_.accepts(level)) {
+      // The first new timer of a diverted slot since it last took any:
+      // from now on it takes them behind its mark (see keep_arrivals()).
+      mark_slot(static_cast<unsigned>(level), index_of(list));
     } else {
       // The next slot of a level whose timers are moving ahead of time:
       // newer than all of them, this one waits behind them in a spare
       // bank.
-      auto below = static_cast<unsigned>(level);
-      const std::size_t index = detour(below, deadline);
-      list = &slots_[index];
-      if (detail::list_empty(*list)) mark_occupied(spare_levels_, below, index);
+      list = &past_diverted(static_cast<unsigned>(level), deadline);
     }
     lower_bound_to(event_of(deadline, level));
     return {list, deadline};
@@ -701,7 +700,9 @@ class wheel {
       }
     }
     if (const link* slot = diverted_.owner_of_waiting(sentinel)) {
-      mark_empty(index_of(slot));
+      // A slot that holds its mark stays occupied (see keep_arrivals()).
+      const std::size_t index = index_of(slot);
+      if (!arrivals_.marked(layout::level_of_word[index / 64])) mark_empty(index);
       return;
     }
     if constexpr (leads::any) {
@@ -773,7 +774,7 @@ class wheel {
 
   // Whether the levels, their spare banks, the front lists and the far list
   // hold no timer (a spare slot's bit says only whether its own list holds
-  // timers).
+  // timers); a diverted slot's mark counts as one here (see marks_alone()).
   bool wheel_empty() const noexcept {
     if ((active_levels_ | spare_levels_) != 0) return false;
     if constexpr (fronts::walks_any)
@@ -781,6 +782,32 @@ class wheel {
       // instructions (W6 trace at 100 events).
       if (fronts_.levels() != 0 && fronts_.hold_any()) return false;
     if constexpr (layout::has_far) return detail::list_empty(far_);
+    return true;
+  }
+
+  // Whether the wheel holds marks of diversions (see keep_arrivals()) and
+  // no timer: every slot whose bit is set is a diverted slot that holds its
+  // mark alone, and the spare banks, the front lists and the far list are
+  // empty.
+  bool marks_alone() const noexcept { return arrivals_.marked() != 0 && only_marks(); }
+
+  // marks_alone() past its first test, out of line.
+  TIMERWHEEL_NOINLINE bool only_marks() const noexcept {
+    if (spare_levels_ != 0 || (active_levels_ & ~arrivals_.marked()) != 0) return false;
+    if constexpr (fronts::walks_any)
+      if (fronts_.levels() != 0 && fronts_.hold_any()) return false;
+    if constexpr (layout::has_far)
+      if (!detail::list_empty(far_)) return false;
+    for (std::uint64_t m = active_levels_; m != 0; m &= m - 1) {
+      const auto level = static_cast<unsigned>(std::countr_zero(m));
+      const link& own = *diverted_.slot(level);
+      const link* mark = &arrivals_.mark(level);
+      if (own.next != mark || own.prev != mark || diverted_.holds(level)) return false;
+      const std::size_t index = index_of(&own);
+      for (std::size_t w = base(level) / 64; w < base(level) / 64 + layout::words[level]; ++w)
+        if (occupied_.word(w) != (w == index / 64 ? std::uint64_t{1} << (index % 64) : 0))
+          return false;
+    }
     return true;
   }
 
@@ -809,12 +836,17 @@ class wheel {
       active = slot_index(k, s);
       if (const tick_type start = slot_start(k, s); !behind(start)) active_start = start;
     }
+    // A diverted slot whose mark is all it holds has no timer to offer, and
+    // the earliest may lie anywhere after it: a walk over every timer finds
+    // it (a wheel of a few timers, all cancelled but the far ones).
+    if (active != no_slot && arrivals_.marked() != 0 && !earliest_of(active)) [[unlikely]]
+      return earliest_of_all();
     std::optional<tick_type> best;
     // `index`: the slot to scan, or no_slot for a level-0 slot, whose start
     // is its timers' deadline.
     const auto consider = [&](tick_type start, std::size_t index) {
       if (best && distance(start) >= distance(*best)) return;
-      const tick_type first = index == no_slot ? start : earliest_of(index);
+      const tick_type first = index == no_slot ? start : *earliest_of(index);
       if (!best || distance(first) < distance(*best)) best = first;
     };
     // The spare banks, in the order of their blocks, the active slot in its
@@ -842,6 +874,29 @@ class wheel {
     return std::nullopt;
   }
 
+  // The earliest deadline of every timer the levels and the far list hold,
+  // by a walk over all of them. O(n + slots).
+  std::optional<tick_type> earliest_of_all() const noexcept {
+    std::optional<tick_type> best;
+    for_each_held([&](const hook_type& timer) {
+      if (!best || distance(timer.deadline()) < distance(*best)) best = timer.deadline();
+    });
+    return best;
+  }
+
+  // Calls f for every timer the levels, their spare banks, the lists of
+  // the spreading and the far list hold.
+  template <class F>
+  void for_each_held(F&& f) const {
+    occupied_.for_each([&](std::size_t index) { visit_own(slots_[index], f); });
+    for (unsigned level = 0; level < layout::count; ++level)
+      shell_type::visit_list(diverted_.waiting(level), f);
+    fronts_.for_each([&](const link& list) { shell_type::visit_list(list, f); });
+    leads_.for_each([&](const link& lead) { shell_type::visit_list(lead, f); });
+    shell_type::visit_list(diverted_.lead_waiting(), f);
+    shell_type::visit_list(far_, f);
+  }
+
   // The first slot of the spare bank of `level` that holds timers, in its
   // own list or in the front list of the level above.
   unsigned first_in_spare(unsigned level) const noexcept {
@@ -857,7 +912,8 @@ class wheel {
   // diverted slot, the timers waiting in it) and, for a spare slot, in the
   // front list of the level above (see spread()).
   // The lead list of an active slot of level 2 counts too.
-  tick_type earliest_of(std::size_t index) const noexcept {
+  // None for a diverted slot whose mark is all it holds.
+  std::optional<tick_type> earliest_of(std::size_t index) const noexcept {
     std::optional<tick_type> best;
     const auto look = [&](const link* list) {
       if (list == nullptr || detail::list_empty(*list)) return;
@@ -865,12 +921,25 @@ class wheel {
       if (!best || distance(first) < distance(*best)) best = first;
     };
     look(&held_in(index));
+    if (arrivals_.marked() != 0 && &held_in(index) != &slots_[index]) {
+      visit_own(slots_[index], [&](const hook_type& timer) {
+        if (!best || distance(timer.deadline()) < distance(*best)) best = timer.deadline();
+      });
+    }
     look(front_of(index));
     look(front_of(index, run::lead_front));
     look(front_of(index, run::lead_back));
     look(leads_.of(index));
     if (&slots_[index] == diverted_.slot(leads::level)) look(&diverted_.lead_waiting());
-    return *best;
+    return best;
+  }
+
+  // Calls f for every timer of `sentinel`, a slot's own list, which may
+  // hold the mark of a diversion (see keep_arrivals()).
+  template <class F>
+  void visit_own(const link& sentinel, F&& f) const {
+    for (const link* n = sentinel.next; n != &sentinel; n = n->next)
+      if (!arrivals_.is_mark(n)) f(access::from_links<hook_type>(*n));
   }
 
   tick_type earliest_in(const link& sentinel) const noexcept {
@@ -1052,6 +1121,8 @@ class wheel {
   void start_slots(tick_type start) noexcept {
     const unsigned top = layout::level_of_start[static_cast<unsigned>(std::countr_zero(start))];
     const std::uint64_t ending = (~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1};
+    if ((arrivals_.marked() & ending) != 0) [[unlikely]]
+      end_arrivals(ending);
     if constexpr (fronts::walks_any) {
       if ((fronts_.levels() & ending) != 0) [[unlikely]] {
         start_slots_with_fronts(start, top, ending);
@@ -1059,6 +1130,7 @@ class wheel {
       }
     }
     diverted_.end(ending);
+    arrivals_.end(ending);
     swap_banks_below(top);
     // Only the levels with timers, lowest first.
     for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
@@ -1078,6 +1150,7 @@ class wheel {
     for (std::uint64_t f = fronted; f != 0; f &= f - 1)
       return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
     diverted_.end(ending);
+    arrivals_.end(ending);
     swap_banks_below(top);
     for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
          held &= held - 1) {
@@ -1163,6 +1236,7 @@ class wheel {
   // slots' start: the timers the front walks moved go back to their slots
   // with those still waiting there, in front.
   void end_diversions(std::uint64_t levels) noexcept {
+    end_arrivals(levels);
     if constexpr (fronts::walks_any) {
       for (std::uint64_t f = fronts_.levels() & levels; f != 0; f &= f - 1) {
         const auto level = static_cast<unsigned>(std::countr_zero(f));
@@ -1172,6 +1246,7 @@ class wheel {
       }
     }
     diverted_.end(levels);
+    arrivals_.end(levels);
   }
 
   // swap_banks() for every level below `top` whose spare bank holds timers.
@@ -1254,9 +1329,24 @@ class wheel {
       ((pressed |= (quarters & quarter_bit(K + 1)) != 0 && spread_level(K + 1, held)), ...);
     }
     (std::make_integer_sequence<unsigned, layout::count - 1>{});
+    if (arrivals_.marked() != 0) [[unlikely]]
+      keep_all_arrivals();
     // While a near slot still holds timers, every advance moves some: none
     // takes the O(1) path.
     if (pressed) block_fast_path();
+  }
+
+  // keep_arrivals() for every diverted slot that takes new timers and has
+  // reached its checkpoint; the others keep the bound of the next event at
+  // theirs.
+  TIMERWHEEL_NOINLINE void keep_all_arrivals() noexcept {
+    for (std::uint64_t m = arrivals_.marked(); m != 0; m &= m - 1) {
+      const auto level = static_cast<unsigned>(std::countr_zero(m));
+      if (reached(arrivals_.checkpoint(level)))
+        keep_arrivals(level, index_of(diverted_.slot(level)));
+      else
+        lower_bound_to(arrivals_.checkpoint(level));
+    }
   }
 
   // spread_in() for `level`, in the last quarter before its next slot
@@ -1278,6 +1368,7 @@ class wheel {
       // advance that finds it holding more diverts it.
       if (!lead_walks && few_timers(slots_[source])) return false;
       diverted_.begin(level, slots_[source]);
+      if (takes_arrivals(level, source)) arrivals_.accept(level);
       if (lead_walks) diverted_.begin_lead(leads_.list(source - leads::first));
       if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
     }
@@ -1295,8 +1386,115 @@ class wheel {
     if (back_alone != moves) [[unlikely]]
       move_from_both_ends(level, moves - back_alone);
     if (diverted_.holds(level)) return true;
-    mark_empty(source);
+    if (!arrivals_.marked(level)) mark_empty(source);
     return false;
+  }
+
+  // Whether the diversion of slot `source` of `level`, about to begin, may
+  // take new timers in the slot's own list behind a mark, sending them past
+  // it at each checkpoint (see keep_arrivals()), rather than sending each
+  // past at its schedule: at levels 2 and up (whose quarters last 256 ticks
+  // or more of checkpoints), where the slot is not slot 0 of the level's
+  // own spare bank (which no schedule reaches).
+  bool takes_arrivals(unsigned level, std::size_t source) const noexcept {
+    return level >= 2 && source != spare_base(level);
+  }
+
+  // Puts the mark of `level` at the back of its diverted slot, at
+  // `source`, which takes new timers from now on; the first checkpoint is
+  // an interval away.
+  void mark_slot(unsigned level, std::size_t source) noexcept {
+    arrivals_.batch(level) = 0;
+    detail::list_push_back(slots_[source], arrivals_.mark(level));
+    arrivals_.set_marked(level, true);
+    mark_occupied(active_levels_, level, source);
+    arrivals_.checkpoint(level) = static_cast<tick_type>(now_ + arrival_interval(level));
+    lower_bound_to(arrivals_.checkpoint(level));
+  }
+
+  // Whether now has reached `tick`.
+  bool reached(tick_type tick) const noexcept { return tick == now_ || behind(tick); }
+
+  // The ticks between two checkpoints of a diversion of `level` that takes
+  // new timers: checkpoint_ticks, or a 64th of the level's slot width where
+  // that is shorter.
+  static tick_type arrival_interval(unsigned level) noexcept {
+    return static_cast<tick_type>(
+        std::clamp<tick_type>(layout::slot_width[level] / 64, 1, checkpoint_ticks));
+  }
+
+  // The advance's part for a diverted slot of `level` that takes new timers
+  // (at `source`), at a checkpoint: sends past it the timers in front of
+  // its mark (those that came before the last checkpoint and are still
+  // there), counts those behind it and moves the mark to the back. With
+  // nothing on either side the slot stops taking new timers until one
+  // comes; where every timer of the last checkpoint's count is still there
+  // (none was cancelled or scheduled again: a hold, not churn), waiting
+  // gains nothing, and the slot sends them all and declines new timers
+  // until the diversion ends. Keeps the bound of the next event at the next
+  // checkpoint.
+  void keep_arrivals(unsigned level, std::size_t source) noexcept {
+    link& own = slots_[source];
+    link& mark = arrivals_.mark(level);
+    if (own.next == &mark && own.prev == &mark) {
+      unmark(level, source);
+      return;
+    }
+    const std::size_t sent = send_before_mark(level, own, mark);
+    std::size_t& batch = arrivals_.batch(level);
+    if (sent != 0 && sent == batch) {
+      send_all_arrivals(level);
+      arrivals_.decline(level);
+      return;
+    }
+    batch = 0;
+    for (const link* n = mark.next; n != &own; n = n->next) ++batch;
+    detail::list_unlink(mark);
+    detail::list_push_back(own, mark);
+    arrivals_.checkpoint(level) = static_cast<tick_type>(now_ + arrival_interval(level));
+    lower_bound_to(arrivals_.checkpoint(level));
+  }
+
+  // Sends past the diverted slot of `level` the timers of its own list
+  // `own` in front of `mark`, oldest first, each to the back of the spare
+  // slot a schedule would have sent it to (see open_slot()). Returns how
+  // many.
+  std::size_t send_before_mark(unsigned level, link& own, link& mark) noexcept {
+    std::size_t sent = 0;
+    for (; own.next != &mark; ++sent) {
+      link& node = *own.next;
+      detail::list_unlink(node);
+      detail::list_push_back(past_diverted(level, deadline_of(node)), node);
+    }
+    return sent;
+  }
+
+  // Takes the mark out of the own list of the diverted slot of `level` at
+  // `source`, which holds nothing else.
+  void unmark(unsigned level, std::size_t source) noexcept {
+    link& mark = arrivals_.mark(level);
+    detail::list_unlink(mark);
+    mark.next = mark.prev = nullptr;
+    arrivals_.set_marked(level, false);
+    if (!diverted_.holds(level)) mark_empty(source);
+  }
+
+  // Sends past the diverted slot of `level`, which holds its mark, every
+  // timer of its own list, and takes the mark out.
+  void send_all_arrivals(unsigned level) noexcept {
+    link& mark = arrivals_.mark(level);
+    link& own = *diverted_.slot(level);
+    detail::list_unlink(mark);
+    detail::list_push_back(own, mark);
+    send_before_mark(level, own, mark);
+    unmark(level, index_of(&own));
+  }
+
+  // send_all_arrivals() for each diverted slot of `levels` that holds its
+  // mark, before their diversions end.
+  void end_arrivals(std::uint64_t levels) noexcept {
+    for (std::uint64_t m = arrivals_.marked() & levels; m != 0; m &= m - 1)
+      send_all_arrivals(static_cast<unsigned>(std::countr_zero(m)));
   }
 
   // Whether the diversion of slot `source` of `level`, about to begin,
@@ -1408,6 +1606,15 @@ class wheel {
     link& list = diverted_.held_in(slots_[index], level - 1);
     if (detail::list_empty(list)) mark_occupied(spare_levels_, level - 1, index);
     return list;
+  }
+
+  // The list, its slot marked occupied, where a new timer of `deadline` in
+  // the diverted next slot of `level` goes: the back of its slot in a
+  // spare bank below (see detour()).
+  link& past_diverted(unsigned level, tick_type deadline) noexcept {
+    const std::size_t index = detour(level, deadline);
+    if (detail::list_empty(slots_[index])) mark_occupied(spare_levels_, level, index);
+    return slots_[index];
   }
 
   // The detour of a new timer of `deadline` in the diverted next slot of
@@ -1793,6 +2000,12 @@ class wheel {
   // Moves a diversion makes from the back alone before it walks from both
   // ends (see spread_level()).
   static constexpr std::uint32_t front_after = layout::front_walk_after;
+  // The most ticks between two checkpoints of a diversion that takes new
+  // timers (see keep_arrivals()): short enough that what a checkpoint sends
+  // on was scheduled a few thousand operations before and is still in the
+  // cache, long enough that timers cancelled within a few ticks never move
+  // (docs/design.md, "Spreading cascades").
+  static constexpr tick_type checkpoint_ticks = 16;
   // A slot of at most this many timers is not diverted (see spread_in()).
   static constexpr unsigned small_slot = 8;
   // Timers fire_next() fires from a level-0 list before it loads the rest
@@ -1815,6 +2028,7 @@ class wheel {
   shell_type shell_;  // the pull form's queue, expire_all's batch, re-entry
   fronts fronts_;     // the timers the spreading's front walks moved (see spread())
   leads leads_;       // level 2's lead lists (see cascade_from_four_ends())
+  detail::arrivals<layout> arrivals_;  // the diverted slots that take new timers
 };
 
 }  // namespace timerwheel::inline TIMERWHEEL_ABI

@@ -980,6 +980,71 @@ TEST(Wheel, CancelsEmptyADivertedSlotsWaitingListThenItsOwn) {
   EXPECT_TRUE(r.w.empty());
 }
 
+// Level 2's next slot, [4096, 8192), is diverted from now 3072 on by an
+// advance that does work and whose step is shorter than the level's last
+// quarter; `r` holds nine timers there (0 to 8, at 5000) and one due at
+// 3100 (timer 12), which the 1-tick advance to 3100 fires.
+template <class Rig>
+void divert_level2_next_slot(Rig& r) {
+  for (std::size_t i = 0; i < 9; ++i) r.w.schedule(r[i], 5000);
+  r.w.schedule(r[12], 3100);
+  ASSERT_EQ(r.w.advance(3099, r.record()), 0U);
+  ASSERT_EQ(r.w.advance(3100, r.record()), 1U);
+  r.w.check_invariants();
+}
+
+TEST(Wheel, ADivertedSlotTakesNewTimersBehindAMarkAndMarksAloneAreNoTimer) {
+  rig<> r(14, 0);
+  divert_level2_next_slot(r);
+  r.w.schedule(r[9], 6000);  // the diverted slot's first new timer: it takes it
+  r.w.check_invariants();
+  EXPECT_EQ(r.w.size(), 10U);
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5000));
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_TRUE(r.w.cancel(r[i]));
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(6000));
+  EXPECT_TRUE(r.w.cancel(r[9]));
+  r.w.check_invariants();
+  // The slot holds its mark and nothing else.
+  EXPECT_TRUE(r.w.empty());
+  EXPECT_EQ(r.w.size(), 0U);
+  EXPECT_EQ(r.w.next_deadline(), std::nullopt);
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 0U);
+  EXPECT_EQ(r.w.now(), 3100U);
+  r.w.check_invariants();
+  r.w.schedule(r[10], 7000);  // behind the mark, as into any occupied slot
+  r.w.schedule(r[11], 5500);
+  r.w.check_invariants();
+  EXPECT_FALSE(r.w.empty());
+  EXPECT_EQ(r.w.next_deadline(), std::optional<std::uint64_t>(5500));
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 1U);
+  EXPECT_EQ(r.w.advance_to_next(r.record()), 1U);
+  EXPECT_EQ(r.fired, (std::vector<rig<>::shot>{{12, 3100}, {11, 5500}, {10, 7000}}));
+  EXPECT_TRUE(r.w.empty());
+  r.w.check_invariants();
+}
+
+TEST(Wheel, NewTimersOfADivertedSlotKeepFifoAcrossItsCheckpointsAndItsRefusal) {
+  // Timers of one deadline scheduled into a diverted slot one tick apart,
+  // none cancelled: the slot takes them behind its mark, sends them past at
+  // its checkpoints, finds after two that none was cancelled and sends the
+  // rest past at once, as every later schedule. They fire after the nine
+  // it held before, in scheduling order.
+  rig<> r(80, 0);
+  divert_level2_next_slot(r);
+  for (std::size_t k = 13; k < 80; ++k) {
+    r.w.schedule(r[k], 5000);
+    r.w.advance(r.w.now() + 1, r.record());
+    r.w.check_invariants();
+  }
+  EXPECT_EQ(r.w.size(), 76U);
+  EXPECT_EQ(r.w.advance(5000, r.record()), 76U);
+  idx want{12};
+  for (std::size_t i = 0; i < 9; ++i) want.push_back(i);
+  for (std::size_t k = 13; k < 80; ++k) want.push_back(k);
+  EXPECT_EQ(r.fired_indices(), want);
+  EXPECT_TRUE(r.w.empty());
+}
+
 TEST(Wheel, SchedulesIntoADivertedSlotKeepOrderThroughCancelsExpireAllAndClear) {
   // Levels of 2 bits: the top level's slots are 2^6 ticks wide with four
   // levels (the 64-bit ticks beyond them in a far list, the 32-bit ones

@@ -43,8 +43,19 @@ void wheel<Config>::check_invariants() const {
         for (unsigned b = 0; b < 64; ++b) {
           const std::size_t index = word * 64 + b;
           const link& sentinel = held_in(index);
-          if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0)
+          // A diverted slot that takes new timers holds them in its own
+          // list, with its mark.
+          const bool takes = &sentinel != &slots_[index] && (arrivals_.marked() >> level & 1) != 0;
+          std::size_t arrivals = 0;
+          if (takes) {
+            bool found = false;
+            for (const link* p = slots_[index].next; p != &slots_[index]; p = p->next)
+              found = found || p == &arrivals_.mark(level);
+            if (!found) fail("a diverted slot that takes new timers lacks its mark");
+            arrivals = check_links(slots_[index]) - 1;
+          } else if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0) {
             fail("a diverted slot's own list holds timers");
+          }
           // The timers the front walk of the level above (and the walks of
           // its lead lists) moved towards it, which its occupancy bit does
           // not count.
@@ -64,15 +75,18 @@ void wheel<Config>::check_invariants() const {
           if (early != 0 && &sentinel != &slots_[index]) fail("a diverted slot keeps a lead list");
           if (&slots_[index] == diverted_.slot(leads::level)) lead = &diverted_.lead_waiting();
           const std::size_t lead_timers = lead == nullptr ? 0 : check_links(*lead);
-          const std::size_t own = check_links(sentinel) + lead_timers;
+          const std::size_t own = check_links(sentinel) + lead_timers + arrivals;
           const std::size_t n = own + moved;
           const bool marked = occupied_.test(index);
-          if (marked != (own != 0)) fail("an occupancy bit disagrees with its slot");
+          if (marked != (own != 0 || takes)) fail("an occupancy bit disagrees with its slot");
           if (n != 0 && index - first > layout::slot_mask[level])
             fail("a timer sits in a slot beyond its level");
           if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
           const auto timers = [&](const auto& visit) {
             for (const link* p = sentinel.next; p != &sentinel; p = p->next) visit(p);
+            if (takes)
+              for (const link* p = slots_[index].next; p != &slots_[index]; p = p->next)
+                if (p != &arrivals_.mark(level)) visit(p);
             for (const link* front : runs)
               if (front != nullptr)
                 for (const link* p = front->next; p != front; p = p->next) visit(p);
@@ -117,6 +131,10 @@ void wheel<Config>::check_invariants() const {
     const bool diverted = (diverted_.levels() >> level & 1) != 0;
     if (diverted != (diverted_.slot(level) != nullptr))
       fail("the mask of diverted slots disagrees");
+    const bool takes = (arrivals_.marked() >> level & 1) != 0;
+    if (takes != (arrivals_.mark(level).next != nullptr))
+      fail("the mask of diversions that take new timers disagrees with their marks");
+    if (takes && !diverted) fail("a slot that is not diverted keeps a mark");
     if (!diverted && check_links(diverted_.waiting(level)) != 0)
       fail("timers are left of a slot that is not diverted");
     if (level == leads::level && !diverted && check_links(diverted_.lead_waiting()) != 0)
