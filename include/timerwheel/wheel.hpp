@@ -915,17 +915,15 @@ class wheel {
   // None for a diverted slot whose mark is all it holds.
   std::optional<tick_type> earliest_of(std::size_t index) const noexcept {
     std::optional<tick_type> best;
+    const auto keep = [&](tick_type deadline) {
+      if (!best || distance(deadline) < distance(*best)) best = deadline;
+    };
     const auto look = [&](const link* list) {
-      if (list == nullptr || detail::list_empty(*list)) return;
-      const tick_type first = earliest_in(*list);
-      if (!best || distance(first) < distance(*best)) best = first;
+      if (list != nullptr && !detail::list_empty(*list)) keep(earliest_in(*list));
     };
     look(&held_in(index));
-    if (arrivals_.marked() != 0 && &held_in(index) != &slots_[index]) {
-      visit_own(slots_[index], [&](const hook_type& timer) {
-        if (!best || distance(timer.deadline()) < distance(*best)) best = timer.deadline();
-      });
-    }
+    if (arrivals_.marked() != 0 && &held_in(index) != &slots_[index])
+      visit_own(slots_[index], [&](const hook_type& timer) { keep(timer.deadline()); });
     look(front_of(index));
     look(front_of(index, run::lead_front));
     look(front_of(index, run::lead_back));
@@ -1121,8 +1119,7 @@ class wheel {
   void start_slots(tick_type start) noexcept {
     const unsigned top = layout::level_of_start[static_cast<unsigned>(std::countr_zero(start))];
     const std::uint64_t ending = (~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1};
-    if ((arrivals_.marked() & ending) != 0) [[unlikely]]
-      end_arrivals(ending);
+    end_arrivals(ending);
     if constexpr (fronts::walks_any) {
       if ((fronts_.levels() & ending) != 0) [[unlikely]] {
         start_slots_with_fronts(start, top, ending);
@@ -1130,7 +1127,6 @@ class wheel {
       }
     }
     diverted_.end(ending);
-    arrivals_.end(ending);
     swap_banks_below(top);
     // Only the levels with timers, lowest first.
     for (std::uint64_t held = active_levels_ & (bit(top) * 2 - 2); held != 0; held &= held - 1) {
@@ -1150,7 +1146,6 @@ class wheel {
     for (std::uint64_t f = fronted; f != 0; f &= f - 1)
       return_front(static_cast<unsigned>(std::countr_zero(f)), 0);
     diverted_.end(ending);
-    arrivals_.end(ending);
     swap_banks_below(top);
     for (std::uint64_t held = (active_levels_ | fronted) & (bit(top) * 2 - 2); held != 0;
          held &= held - 1) {
@@ -1246,7 +1241,6 @@ class wheel {
       }
     }
     diverted_.end(levels);
-    arrivals_.end(levels);
   }
 
   // swap_banks() for every level below `top` whose spare bank holds timers.
@@ -1408,6 +1402,12 @@ class wheel {
     detail::list_push_back(slots_[source], arrivals_.mark(level));
     arrivals_.set_marked(level, true);
     mark_occupied(active_levels_, level, source);
+    next_checkpoint(level);
+  }
+
+  // Sets the next checkpoint of the diverted slot of `level` an interval
+  // away, and keeps the bound of the next event at or before it.
+  void next_checkpoint(unsigned level) noexcept {
     arrivals_.checkpoint(level) = static_cast<tick_type>(now_ + arrival_interval(level));
     lower_bound_to(arrivals_.checkpoint(level));
   }
@@ -1449,10 +1449,14 @@ class wheel {
     }
     batch = 0;
     for (const link* n = mark.next; n != &own; n = n->next) ++batch;
+    move_to_back(own, mark);
+    next_checkpoint(level);
+  }
+
+  // Moves `mark` to the back of `own`, the list that holds it.
+  static void move_to_back(link& own, link& mark) noexcept {
     detail::list_unlink(mark);
     detail::list_push_back(own, mark);
-    arrivals_.checkpoint(level) = static_cast<tick_type>(now_ + arrival_interval(level));
-    lower_bound_to(arrivals_.checkpoint(level));
   }
 
   // Sends past the diverted slot of `level` the timers of its own list
@@ -1484,17 +1488,17 @@ class wheel {
   void send_all_arrivals(unsigned level) noexcept {
     link& mark = arrivals_.mark(level);
     link& own = *diverted_.slot(level);
-    detail::list_unlink(mark);
-    detail::list_push_back(own, mark);
+    move_to_back(own, mark);
     send_before_mark(level, own, mark);
     unmark(level, index_of(&own));
   }
 
-  // send_all_arrivals() for each diverted slot of `levels` that holds its
-  // mark, before their diversions end.
+  // Before the diversions of `levels` end: send_all_arrivals() for each
+  // of their slots that holds its mark, and none takes new timers any more.
   void end_arrivals(std::uint64_t levels) noexcept {
     for (std::uint64_t m = arrivals_.marked() & levels; m != 0; m &= m - 1)
       send_all_arrivals(static_cast<unsigned>(std::countr_zero(m)));
+    arrivals_.end(levels);
   }
 
   // Whether the diversion of slot `source` of `level`, about to begin,

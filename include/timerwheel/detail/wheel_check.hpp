@@ -45,7 +45,7 @@ void wheel<Config>::check_invariants() const {
           const link& sentinel = held_in(index);
           // A diverted slot that takes new timers holds them in its own
           // list, with its mark.
-          const bool takes = &sentinel != &slots_[index] && (arrivals_.marked() >> level & 1) != 0;
+          const bool takes = &sentinel != &slots_[index] && arrivals_.marked(level);
           std::size_t arrivals = 0;
           if (takes) {
             bool found = false;
@@ -131,7 +131,7 @@ void wheel<Config>::check_invariants() const {
     const bool diverted = (diverted_.levels() >> level & 1) != 0;
     if (diverted != (diverted_.slot(level) != nullptr))
       fail("the mask of diverted slots disagrees");
-    const bool takes = (arrivals_.marked() >> level & 1) != 0;
+    const bool takes = arrivals_.marked(level);
     if (takes != (arrivals_.mark(level).next != nullptr))
       fail("the mask of diversions that take new timers disagrees with their marks");
     if (takes && !diverted) fail("a slot that is not diverted keeps a mark");
