@@ -1026,8 +1026,8 @@ TEST(Wheel, ADivertedSlotTakesNewTimersBehindAMarkAndMarksAloneAreNoTimer) {
 TEST(Wheel, NewTimersOfADivertedSlotKeepFifoAcrossItsCheckpointsAndItsRefusal) {
   // Timers of one deadline scheduled into a diverted slot one tick apart,
   // none cancelled: the slot takes them behind its mark, sends them past at
-  // its checkpoints, finds after two that none was cancelled and sends the
-  // rest past at once, as every later schedule. They fire after the nine
+  // its checkpoints, finds once it has counted 32 that none was cancelled
+  // and sends the rest past at once, as every later schedule. They fire after the nine
   // it held before, in scheduling order.
   rig<> r(80, 0);
   divert_level2_next_slot(r);
@@ -1043,6 +1043,41 @@ TEST(Wheel, NewTimersOfADivertedSlotKeepFifoAcrossItsCheckpointsAndItsRefusal) {
   for (std::size_t k = 13; k < 80; ++k) want.push_back(k);
   EXPECT_EQ(r.fired_indices(), want);
   EXPECT_TRUE(r.w.empty());
+}
+
+TEST(Wheel, AHoldThroughManyDivertedSlotsFiresEveryTimerOnceAtItsDeadlineInOrder) {
+  // A hold: two timers of one deadline 2,000 ticks ahead each tick, none
+  // cancelled, over nine slots of level 2. In the last quarter of each slot
+  // the next one is diverted and takes them behind its mark until it
+  // declines them; the declines make later diversions rest, then take them
+  // again. Every timer fires once, at its deadline, the pair in scheduling
+  // order.
+  constexpr std::uint64_t ahead = 2000;
+  constexpr std::uint64_t end = 9 * 4096;
+  constexpr std::size_t pairs = ahead + 64;  // hooks are reused once fired
+  rig<> r(2 * pairs, 0);
+  std::vector<std::uint64_t> due(2 * pairs, 0);
+  std::size_t fired = 0;
+  for (std::uint64_t t = 1; t <= end; ++t) {
+    const std::size_t p = static_cast<std::size_t>(t % pairs);
+    for (std::size_t i : {2 * p, 2 * p + 1}) {
+      ASSERT_FALSE(r[i].pending()) << "tick " << t;
+      due[i] = t + ahead;
+      r.w.schedule(r[i], due[i]);
+    }
+    r.w.advance(t, r.record());
+    for (; fired < r.fired.size(); ++fired) {
+      const auto& shot = r.fired[fired];
+      ASSERT_EQ(shot.now, due[shot.index]) << "timer " << shot.index;
+      if (shot.index % 2 == 0) {  // its pair's second fires right after it
+        ASSERT_LT(fired + 1, r.fired.size());
+        ASSERT_EQ(r.fired[fired + 1].index, shot.index + 1);
+      }
+    }
+    if (t % 256 == 0) r.w.check_invariants();
+  }
+  EXPECT_EQ(r.fired.size(), 2 * (end - ahead));
+  EXPECT_EQ(r.w.size(), 2 * ahead);
 }
 
 TEST(Wheel, SchedulesIntoADivertedSlotKeepOrderThroughCancelsExpireAllAndClear) {
