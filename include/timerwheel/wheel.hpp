@@ -153,7 +153,9 @@ class wheel {
   }
 
   // Whether no timer is pending. O(1).
-  [[nodiscard]] bool empty() const noexcept { return holds_none() && shell_.empty(); }
+  [[nodiscard]] bool empty() const noexcept {
+    return (wheel_empty() || marks_alone()) && shell_.empty();
+  }
 
   // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
   // deadline before now is taken as now: the timer is due and fires at the
@@ -337,8 +339,8 @@ class wheel {
     if (shell_.queued()) [[unlikely]]
       return advance(now_, on_expired);
     const detail::reentry_guard scope = shell_.enter();
-    // Marks of diversions alone are no timer to seek (see holds_none()).
-    if (holds_none()) return 0;
+    // Marks of diversions alone are no timer to seek (see marks_alone()).
+    if (wheel_empty() || marks_alone()) return 0;
     return fire_next(on_expired);
   }
 
@@ -595,25 +597,18 @@ class wheel {
         if (list->prev != list) return {list, deadline};
       }
     }
-    if (list == diverted_.slot(level)) [[unlikely]]
-      return open_diverted(static_cast<unsigned>(level), *list, deadline);
-    mark_occupied(active_levels_, level, index_of(list));
-    lower_bound_to(event_of(deadline, level));
-    return {list, deadline};
-  }
-
-  // open_slot() for `own`, the diverted next slot of `level`, whose timers
-  // are moving ahead of time. Out of line and called last, so that
-  // open_slot() saves no register for it.
-  TIMERWHEEL_NOINLINE opened open_diverted(unsigned level, link& own, tick_type deadline) noexcept {
-    link* list = &own;
-    if (arrivals_.accepts(level))
-      // The first new timer of the slot since it last took any: from now on
-      // it takes them behind its mark (see keep_arrivals()).
-      mark_slot(level, index_of(&own));
-    else
-      // Newer than all of them, the timer waits behind them in a spare bank.
-      list = &past_diverted(level, deadline);
+    if (list != diverted_.slot(level)) [[likely]] {
+      mark_occupied(active_levels_, level, index_of(list));
+    } else if (arrivals_.accepts(level)) {
+      // The first new timer of a diverted slot since it last took any:
+      // from now on it takes them behind its mark (see keep_arrivals()).
+      mark_slot(static_cast<unsigned>(level), index_of(list));
+    } else {
+      // The next slot of a level whose timers are moving ahead of time:
+      // newer than all of them, this one waits behind them in a spare
+      // bank.
+      list = &past_diverted(static_cast<unsigned>(level), deadline);
+    }
     lower_bound_to(event_of(deadline, level));
     return {list, deadline};
   }
@@ -779,13 +774,9 @@ class wheel {
 
   // Whether the levels, their spare banks, the front lists and the far list
   // hold no timer (a spare slot's bit says only whether its own list holds
-  // timers); a diverted slot's mark counts as one here (see holds_none()).
+  // timers); a diverted slot's mark counts as one here (see marks_alone()).
   bool wheel_empty() const noexcept {
-    return (active_levels_ | spare_levels_) == 0 && rest_empty();
-  }
-
-  // Whether the front lists and the far list hold no timer.
-  bool rest_empty() const noexcept {
+    if ((active_levels_ | spare_levels_) != 0) return false;
     if constexpr (fronts::walks_any)
       // The mask first: the call alone, on every pop's path, cost a hold 11
       // instructions (W6 trace at 100 events).
@@ -794,22 +785,19 @@ class wheel {
     return true;
   }
 
-  // Whether the wheel holds no timer: wheel_empty(), or it holds marks of
-  // diversions alone (see keep_arrivals()): every slot whose bit is set is a
-  // diverted slot that holds its mark alone, and the spare banks, the front
-  // lists and the far list are empty. One test more than wheel_empty() on
-  // the path of a wheel that holds timers.
-  bool holds_none() const noexcept {
-    if (((active_levels_ & ~arrivals_.marked()) | spare_levels_) != 0) return false;
-    if (active_levels_ != 0) [[unlikely]]
-      return only_marks();
-    return rest_empty();
-  }
+  // Whether the wheel holds marks of diversions (see keep_arrivals()) and
+  // no timer: every slot whose bit is set is a diverted slot that holds its
+  // mark alone, and the spare banks, the front lists and the far list are
+  // empty.
+  bool marks_alone() const noexcept { return arrivals_.marked() != 0 && only_marks(); }
 
-  // holds_none() for a wheel whose levels with timers all hold marks, out
-  // of line.
+  // marks_alone() past its first test, out of line.
   TIMERWHEEL_NOINLINE bool only_marks() const noexcept {
-    if (!rest_empty()) return false;
+    if (spare_levels_ != 0 || (active_levels_ & ~arrivals_.marked()) != 0) return false;
+    if constexpr (fronts::walks_any)
+      if (fronts_.levels() != 0 && fronts_.hold_any()) return false;
+    if constexpr (layout::has_far)
+      if (!detail::list_empty(far_)) return false;
     for (std::uint64_t m = active_levels_; m != 0; m &= m - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(m));
       const link& own = *diverted_.slot(level);
@@ -1374,7 +1362,7 @@ class wheel {
       // advance that finds it holding more diverts it.
       if (!lead_walks && few_timers(slots_[source])) return false;
       diverted_.begin(level, slots_[source]);
-      if (takes_arrivals(level, source)) arrivals_.begin(level);
+      if (takes_arrivals(level, source)) arrivals_.accept(level);
       if (lead_walks) diverted_.begin_lead(leads_.list(source - leads::first));
       if (distance(start) < distance(lower_bound_)) lower_bound_ = start;  // ends it there
     }
@@ -1440,11 +1428,11 @@ class wheel {
   // its mark (those that came before the last checkpoint and are still
   // there), counts those behind it and moves the mark to the back. With
   // nothing on either side the slot stops taking new timers until one
-  // comes; where waiting does not pay (most timers of the checkpoints'
-  // counts still there at the next, see arrivals::checked()), the slot
-  // sends them all and declines new timers until the diversion ends (and
-  // the level's next few diversions take none, see arrivals::begin()).
-  // Keeps the bound of the next event at the next checkpoint.
+  // comes; where every timer of the last checkpoint's count is still there
+  // (none was cancelled or scheduled again: a hold, not churn), waiting
+  // gains nothing, and the slot sends them all and declines new timers
+  // until the diversion ends. Keeps the bound of the next event at the next
+  // checkpoint.
   void keep_arrivals(unsigned level, std::size_t source) noexcept {
     link& own = slots_[source];
     link& mark = arrivals_.mark(level);
@@ -1454,8 +1442,9 @@ class wheel {
     }
     const std::size_t sent = send_before_mark(level, own, mark);
     std::size_t& batch = arrivals_.batch(level);
-    if (arrivals_.checked(level, sent, batch)) {
+    if (sent != 0 && sent == batch) {
       send_all_arrivals(level);
+      arrivals_.decline(level);
       return;
     }
     batch = 0;

@@ -1026,8 +1026,8 @@ TEST(Wheel, ADivertedSlotTakesNewTimersBehindAMarkAndMarksAloneAreNoTimer) {
 TEST(Wheel, NewTimersOfADivertedSlotKeepFifoAcrossItsCheckpointsAndItsRefusal) {
   // Timers of one deadline scheduled into a diverted slot one tick apart,
   // none cancelled: the slot takes them behind its mark, sends them past at
-  // its checkpoints, finds once it has counted 32 that none was cancelled
-  // and sends the rest past at once, as every later schedule. They fire after the nine
+  // its checkpoints, finds after two that none was cancelled and sends the
+  // rest past at once, as every later schedule. They fire after the nine
   // it held before, in scheduling order.
   rig<> r(80, 0);
   divert_level2_next_slot(r);
@@ -1049,9 +1049,8 @@ TEST(Wheel, AHoldThroughManyDivertedSlotsFiresEveryTimerOnceAtItsDeadlineInOrder
   // A hold: two timers of one deadline 2,000 ticks ahead each tick, none
   // cancelled, over nine slots of level 2. In the last quarter of each slot
   // the next one is diverted and takes them behind its mark until it
-  // declines them; the declines make later diversions rest, then take them
-  // again. Every timer fires once, at its deadline, the pair in scheduling
-  // order.
+  // declines them, as a hold makes it do. Every timer fires once, at its
+  // deadline, the pair in scheduling order.
   constexpr std::uint64_t ahead = 2000;
   constexpr std::uint64_t end = 9 * 4096;
   constexpr std::size_t pairs = ahead + 64;  // hooks are reused once fired
