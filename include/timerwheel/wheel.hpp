@@ -1377,8 +1377,12 @@ class wheel {
     if (fronts::walks_front(level) && source != spare_base(level))
       back_alone = moves_from_back_alone(level, moves);
     for (unsigned n = 0; n < back_alone && !detail::list_empty(from); ++n) move_back(level, from);
-    if (back_alone != moves) [[unlikely]]
-      move_from_both_ends(level, moves - back_alone);
+    // A configuration without front lists never walks from the front: kept
+    // out of its build, where the walk's pushes would index an empty table.
+    if constexpr (fronts::walks_any) {
+      if (back_alone != moves) [[unlikely]]
+        move_from_both_ends(level, moves - back_alone);
+    }
     if (diverted_.holds(level)) return true;
     if (!arrivals_.marked(level)) mark_empty(source);
     return false;
