@@ -1,7 +1,8 @@
 # Defines `timerwheel_dev`, an INTERFACE target carrying warning and sanitizer
-# flags for timerwheel's OWN targets (tests, examples, benchmarks, fuzzers).
-# It is deliberately not installed or exported: consumers of
-# timerwheel::timerwheel never see these flags.
+# flags for timerwheel's OWN targets (tests, examples, benchmarks, fuzzers),
+# and `timerwheel_warnings`, the warnings alone (which timerwheel_dev links),
+# for a target that must build without the sanitizers. Neither is installed
+# or exported: consumers of timerwheel::timerwheel never see these flags.
 #
 # Usage: target_link_libraries(my_test PRIVATE timerwheel::timerwheel timerwheel_dev)
 #
@@ -15,30 +16,32 @@ if(TARGET timerwheel_dev)
   return()
 endif()
 
+add_library(timerwheel_warnings INTERFACE)
 add_library(timerwheel_dev INTERFACE)
+target_link_libraries(timerwheel_dev INTERFACE timerwheel_warnings)
 
 set(_timerwheel_gnu_like "$<OR:$<CXX_COMPILER_ID:GNU>,$<CXX_COMPILER_ID:Clang>,$<CXX_COMPILER_ID:AppleClang>>")
 set(_timerwheel_msvc "$<CXX_COMPILER_ID:MSVC>")
 
 # --- Warnings ---------------------------------------------------------------
-target_compile_options(timerwheel_dev INTERFACE
+target_compile_options(timerwheel_warnings INTERFACE
   "$<$<AND:${_timerwheel_gnu_like},$<COMPILE_LANGUAGE:CXX>>:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wnon-virtual-dtor;-Wold-style-cast;-Wcast-align;-Woverloaded-virtual;-Wnull-dereference;-Wdouble-promotion;-Wimplicit-fallthrough>"
   "$<${_timerwheel_msvc}:/W4;/permissive->")
 # The C sources (the C library's drop-ins, the C tests): the same warnings
 # where C has them, and C's own about prototypes.
-target_compile_options(timerwheel_dev INTERFACE
+target_compile_options(timerwheel_warnings INTERFACE
   "$<$<COMPILE_LANG_AND_ID:C,GNU,Clang,AppleClang>:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wcast-align;-Wnull-dereference;-Wdouble-promotion;-Wimplicit-fallthrough;-Wstrict-prototypes;-Wmissing-prototypes>")
 
 # Implicit conversions that may change a value (-Wconversion) or its sign
 # (-Wsign-conversion), in the library's headers and the project's own code.
 option(TIMERWHEEL_WCONVERSION "Warn of implicit narrowing and sign conversions (-Wconversion)" OFF)
 if(TIMERWHEEL_WCONVERSION)
-  target_compile_options(timerwheel_dev INTERFACE
+  target_compile_options(timerwheel_warnings INTERFACE
     "$<${_timerwheel_gnu_like}:-Wconversion;-Wsign-conversion>")
 endif()
 
 if(TIMERWHEEL_WERROR)
-  target_compile_options(timerwheel_dev INTERFACE
+  target_compile_options(timerwheel_warnings INTERFACE
     "$<${_timerwheel_gnu_like}:-Werror>"
     "$<${_timerwheel_msvc}:/WX>")
 endif()
