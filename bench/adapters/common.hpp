@@ -9,6 +9,18 @@
 #include <limits>
 #include <optional>
 
+// The adapters' glue between a workload and a structure (an index to its node, the payload's
+// bookkeeping): forced inline, so that whether a structure's own calls are inlined into a
+// workload's loop is the structure's doing, never the optimiser's budget for the glue around
+// them, which differs from one translation unit to another (at -O2 g++ kept the wheel adapter's
+// schedule out of line in W2's, W3's, W5's and W6's loops here, and in W1's in a program of
+// W1 alone: docs/perf/2026-11-29-glue-and-small-n.md).
+#if defined(__GNUC__) || defined(__clang__)
+#define TIMERWHEEL_BENCH_GLUE [[gnu::always_inline]] inline
+#else
+#define TIMERWHEEL_BENCH_GLUE inline
+#endif
+
 namespace timerwheel_bench {
 
 // What the workload keeps in each node, beside the structure's hook.

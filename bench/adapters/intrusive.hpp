@@ -31,14 +31,16 @@ class intrusive_adapter {
 
   bench_payload& payload(std::uint32_t i) noexcept { return nodes_[i].payload; }
   const bench_payload& payload(std::uint32_t i) const noexcept { return nodes_[i].payload; }
-  void schedule(std::uint32_t i, std::uint64_t deadline) {
+  TIMERWHEEL_BENCH_GLUE void schedule(std::uint32_t i, std::uint64_t deadline) {
     node& n = nodes_[i];
     n.payload.requested = deadline;
     structure_.schedule(n, deadline);
   }
-  bool cancel(std::uint32_t i) noexcept { return structure_.cancel(nodes_[i]); }
+  TIMERWHEEL_BENCH_GLUE bool cancel(std::uint32_t i) noexcept {
+    return structure_.cancel(nodes_[i]);
+  }
   template <class F>
-  std::size_t advance(std::uint64_t to, F&& f) {
+  TIMERWHEEL_BENCH_GLUE std::size_t advance(std::uint64_t to, F&& f) {
     return structure_.advance(to, [this, &f](Hook& h) { f(index_of(static_cast<node&>(h))); });
   }
   // The structure's own pop of the earliest deadline, where it has one (the wheel): f(index)
@@ -47,7 +49,7 @@ class intrusive_adapter {
   requires requires(Structure& s) {
     s.advance_to_next([](Hook&) {});
   }
-  std::size_t advance_to_next(F&& f) {
+  TIMERWHEEL_BENCH_GLUE std::size_t advance_to_next(F&& f) {
     return structure_.advance_to_next([this, &f](Hook& h) { f(index_of(static_cast<node&>(h))); });
   }
   std::uint64_t now() const noexcept { return structure_.now(); }
