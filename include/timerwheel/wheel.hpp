@@ -194,7 +194,7 @@ class wheel {
   TIMERWHEEL_ALWAYS_INLINE bool cancel(hook_type& timer) noexcept {
     link& node = access::links(timer);
     if (node.next == nullptr) return false;
-    unlink(node);
+    unlink<true>(node);
     count_timers(-1);
     return true;
   }
@@ -657,8 +657,11 @@ class wheel {
     if constexpr (layout::counted) size_ += static_cast<std::size_t>(delta);
   }
 
+  // With `Cancel`, a cancel's: the rare case of a list it empties inline
+  // too (see mark_empty_if_waiting_inline()).
+  template <bool Cancel = false>
   TIMERWHEEL_ALWAYS_INLINE void unlink(link& node) noexcept {
-    if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot(emptied);
+    if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot<Cancel>(emptied);
   }
 
   // unlink() for a timer about to fire, whose list is a level-0 slot of the
@@ -672,13 +675,16 @@ class wheel {
   // stands for a diverted slot when it is the list of timers waiting in one.
   // A slot of level 2, which may still hold timers in its lead list, takes
   // the rare path too (kept apart, so that this stays small enough to
-  // inline).
+  // inline); with `Cancel`, inline (see mark_empty_if_waiting_inline()).
+  template <bool Cancel = false>
   TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_slot(const link* sentinel) noexcept {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
     const std::size_t index = offset / sizeof(link);
     if (offset < sizeof(slots_) && index - leads::first >= leads::count)
       mark_empty(index);
+    else if constexpr (Cancel)
+      mark_empty_if_waiting_inline(sentinel);
     else
       mark_empty_if_waiting(sentinel);
   }
@@ -690,6 +696,17 @@ class wheel {
   // store here would cost the caller's loop of cancels and schedules a
   // reload a step.
   void mark_empty_if_waiting(const link* sentinel) noexcept {
+    mark_empty_if_waiting_inline(sentinel);
+  }
+
+  // mark_empty_if_waiting(), inline in a cancel though seldom taken: as a
+  // call there, g++ -O2 took it to write anything of the wheel, and a
+  // caller's loop of cancels and schedules read now and its own values from
+  // memory every step (W1 at 1e3 and 1e5: 4-6% of a step). A schedule keeps
+  // the call: inline there, the code it adds to a loop of pops and
+  // schedules (W6) cost a hold 8 instructions more than it saved
+  // (docs/perf/2026-11-29-glue-and-small-n.md).
+  TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_waiting_inline(const link* sentinel) noexcept {
     if constexpr (leads::any) {
       const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                     reinterpret_cast<std::uintptr_t>(&slots_[leads::first]);
