@@ -57,6 +57,7 @@ struct w1_size {
   std::size_t quick_steps;
 };
 inline constexpr w1_size w1_sizes[] = {
+    {100, std::uint64_t{1} << 20, 2'000'000, 200'000},
     {1'000, std::uint64_t{1} << 20, 2'000'000, 200'000},
     {100'000, std::uint64_t{1} << 20, 2'000'000, 300'000},
     {1'000'000, std::uint64_t{1} << 20, 2'000'000, 500'000},

@@ -163,7 +163,7 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   for (const w1_size& z : w1_sizes) {
     mode += (&z == w1_sizes ? " " : " / ") + pow10_or_int(o.quick ? z.quick_steps : z.full_steps);
   }
-  mode += " for the four sizes";
+  mode += " for the five sizes";
   if (o.quick) {
     mode +=
         "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
@@ -259,6 +259,12 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   for (const char* n : {"1e3", "1e5"}) {
     const std::string params = std::string("N=") + n + " R=2^20";
     goal("W1 " + params + " wheel6 / heap", ratio("W1 churn", params, "wheel6", "heap"), 0.15);
+  }
+  for (const w1_size& z : w1_sizes) {
+    if (z.range != (std::uint64_t{1} << 20)) continue;
+    const std::string params = "N=" + pow10_or_int(z.timers) + " R=2^20";
+    goal("W1 " + params + " wheel6 / hitime_scheme",
+         ratio("W1 churn", params, "wheel6", "hitime_scheme"), 1);
   }
   for (const char* n : {"1e3", "1e5", "1e6"}) {
     for (const char* step : {"1", "R/1024"}) {
