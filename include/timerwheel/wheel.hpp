@@ -94,6 +94,7 @@
 #include "concepts.hpp"
 #include "detail/abi.hpp"
 #include "detail/arrivals.hpp"
+#include "detail/deposit.hpp"
 #include "detail/expiry_shell.hpp"
 #include "detail/inline.hpp"
 #include "detail/layout.hpp"
@@ -286,7 +287,7 @@ class wheel {
         warm_rest(*list);
     } while (!detail::list_empty(*list));
     if (wheel_empty()) forget_events();
-    spread(from);
+    spread<true>(from);
     return fired;
   }
 
@@ -1321,10 +1322,33 @@ class wheel {
   // quarter is longer than its step: a step that long lands in the quarter
   // from before it, and the next advance is either shorter, and spreads, or
   // as long, and crosses the start, where the slot cascades anyway.
+  //
+  // With `Held` (the pop's path), only the levels that hold timers: see
+  // held_quarters().
+  template <bool Held = false>
   TIMERWHEEL_ALWAYS_INLINE void spread(tick_type from) noexcept {
-    if (const tick_type quarters = now_ & (now_ >> 1) & quarters_longer_than(now_ - from);
-        quarters != 0)
-      spread_in(quarters);
+    tick_type quarters = now_ & (now_ >> 1) & quarters_longer_than(now_ - from);
+    if constexpr (Held) quarters &= held_quarters();
+    if (quarters != 0) spread_in(quarters);
+  }
+
+  // The quarter bits of the levels that hold timers in either bank, or all
+  // of them while a diverted slot holds a mark (whose checkpoints
+  // spread_in() keeps): spread_level() returns at once for the others, so
+  // a pop in their last quarter alone makes no call. The levels' bits
+  // deposited onto the quarter bits, where every level above 0 has one and
+  // the deposit is one instruction (BMI2); all bits otherwise. On the pop's
+  // path only: with a hundred events many pops land in the last quarter of
+  // a level that holds none (W6 1-4% a hold), where an advance of W2's,
+  // with every level held, would pay the mask for nothing
+  // (docs/perf/2026-11-29-glue-and-small-n.md).
+  TIMERWHEEL_ALWAYS_INLINE tick_type held_quarters() const noexcept {
+    if constexpr (detail::deposit_is_fast && std::popcount(quarter_bits) == layout::count - 1) {
+      if (arrivals_.marked() != 0) return static_cast<tick_type>(~tick_type{0});
+      return static_cast<tick_type>(
+          detail::deposit((active_levels_ | spare_levels_) >> 1, quarter_bits));
+    }
+    return static_cast<tick_type>(~tick_type{0});
   }
 
   // spread() for the levels whose quarter bit is set in `quarters`, lowest

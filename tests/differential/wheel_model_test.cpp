@@ -17,6 +17,11 @@
 #include "support/op_generator.hpp"
 #include "support/rng.hpp"
 
+// The steps of each seed unless TIMERWHEEL_STEPS says.
+#ifndef WHEEL_MODEL_STEPS
+#define WHEEL_MODEL_STEPS 20000
+#endif
+
 namespace {
 
 namespace tw = timerwheel;
@@ -34,7 +39,7 @@ TYPED_TEST_SUITE(WheelModel, Configs);
 TYPED_TEST(WheelModel, RandomOperationsMatchTheModel) {
   using wheel_type = tw::wheel<TypeParam>;
   const auto line = timerwheel_test::timeline::of<typename wheel_type::tick_type>();
-  const u64 steps = timerwheel_test::steps_from_env(20000);
+  const u64 steps = timerwheel_test::steps_from_env(WHEEL_MODEL_STEPS);
   const auto seeds =
       timerwheel_test::seeds_from_env({0x5EED0001, 0x5EED0002, 0x9E3779B97F4A7C15ULL});
   for (const u64 seed : seeds) {
