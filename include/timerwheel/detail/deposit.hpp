@@ -12,7 +12,7 @@ namespace timerwheel::inline TIMERWHEEL_ABI::detail {
 // Whether deposit() is one instruction in this build: callers on a hot
 // path use it only then.
 inline constexpr bool deposit_is_fast =
-#if defined(__BMI2__)
+#if defined(__BMI2__) && defined(__x86_64__)
     true;
 #else
     false;
@@ -21,7 +21,7 @@ inline constexpr bool deposit_is_fast =
 // Bit i of `x` goes to the i-th lowest set bit of `mask`; the bits of `x`
 // beyond the mask's count are dropped.
 constexpr std::uint64_t deposit(std::uint64_t x, std::uint64_t mask) noexcept {
-#if defined(__BMI2__)
+#if defined(__BMI2__) && defined(__x86_64__)
   if (!std::is_constant_evaluated()) return __builtin_ia32_pdep_di(x, mask);
 #endif
   std::uint64_t out = 0;
