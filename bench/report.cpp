@@ -163,7 +163,7 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   for (const w1_size& z : w1_sizes) {
     mode += (&z == w1_sizes ? " " : " / ") + pow10_or_int(o.quick ? z.quick_steps : z.full_steps);
   }
-  mode += " for the five sizes";
+  mode += " for the " + std::to_string(std::size(w1_sizes)) + " sizes";
   if (o.quick) {
     mode +=
         "; quick subset: at N=1e6 only the wheels, heaps, pq_lazy and s7_hier (R=2^32: the "
