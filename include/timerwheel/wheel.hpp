@@ -43,7 +43,10 @@
 // keeps a second list, its lead list, for what the front walk of a
 // cascade from above brings (older than what the slot's own list holds),
 // so that its own cascade, or the spreading's moves out of it, walks two
-// lists from both ends: four chains (detail/lead_lists.hpp).
+// lists from both ends: four chains (detail/lead_lists.hpp). A slot of
+// level 2 that a cancel empties keeps a link of no timer, its keeper, until
+// it starts, so that with few timers a schedule and a cancel do not open
+// and close the slot over and over (detail/keepers.hpp).
 //
 // Spreading cascades: a coarse slot of thousands of timers would cascade in
 // one advance. So every level keeps a spare bank of slots, and in the last
@@ -97,6 +100,7 @@
 #include "detail/deposit.hpp"
 #include "detail/expiry_shell.hpp"
 #include "detail/inline.hpp"
+#include "detail/keepers.hpp"
 #include "detail/layout.hpp"
 #include "detail/lead_lists.hpp"
 #include "detail/link.hpp"
@@ -155,7 +159,7 @@ class wheel {
 
   // Whether no timer is pending. O(1).
   [[nodiscard]] bool empty() const noexcept {
-    return (wheel_empty() || marks_alone()) && shell_.empty();
+    return (wheel_empty() || placeholders_alone()) && shell_.empty();
   }
 
   // START_TIMER: schedules `timer` to fire at `deadline` (absolute ticks). A
@@ -340,8 +344,8 @@ class wheel {
     if (shell_.queued()) [[unlikely]]
       return advance(now_, on_expired);
     const detail::reentry_guard scope = shell_.enter();
-    // Marks of diversions alone are no timer to seek (see marks_alone()).
-    if (wheel_empty() || marks_alone()) return 0;
+    // Marks and keepers alone are no timer to seek (see placeholders_alone()).
+    if (wheel_empty() || placeholders_alone()) return 0;
     return fire_next(on_expired);
   }
 
@@ -392,6 +396,7 @@ class wheel {
   // Drops every pending timer; each hook becomes idle. O(n + slots).
   void clear() noexcept {
     end_diversions(~std::uint64_t{0});
+    drop_keepers();
     occupied_.for_each([this](std::size_t index) { unlink_all(slots_[index]); });
     leads_.for_each([](link& lead) { unlink_all(lead); });
     occupied_.clear();
@@ -658,11 +663,13 @@ class wheel {
     if constexpr (layout::counted) size_ += static_cast<std::size_t>(delta);
   }
 
-  // With `Cancel`, a cancel's: the rare case of a list it empties inline
-  // too (see mark_empty_if_waiting_inline()).
+  // Takes a timer out for a cancel or a new schedule: a slot of level 2
+  // that it empties keeps its keeper. With `Cancel`, a cancel's: the rare
+  // case of a list it empties inline too (see
+  // mark_empty_if_waiting_inline()).
   template <bool Cancel = false>
   TIMERWHEEL_ALWAYS_INLINE void unlink(link& node) noexcept {
-    if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot<Cancel>(emptied);
+    if (link* emptied = detail::list_unlink(node)) mark_empty_if_slot<Cancel, true>(emptied);
   }
 
   // unlink() for a timer about to fire, whose list is a level-0 slot of the
@@ -677,7 +684,8 @@ class wheel {
   // A slot of level 2, which may still hold timers in its lead list, takes
   // the rare path too (kept apart, so that this stays small enough to
   // inline); with `Cancel`, inline (see mark_empty_if_waiting_inline()).
-  template <bool Cancel = false>
+  // With `Keep`, a slot of level 2 left empty keeps its keeper.
+  template <bool Cancel = false, bool Keep = false>
   TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_slot(const link* sentinel) noexcept {
     const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                   reinterpret_cast<std::uintptr_t>(slots_.data());
@@ -685,9 +693,9 @@ class wheel {
     if (offset < sizeof(slots_) && index - leads::first >= leads::count)
       mark_empty(index);
     else if constexpr (Cancel)
-      mark_empty_if_waiting_inline(sentinel);
+      mark_empty_if_waiting_inline<Keep>(sentinel);
     else
-      mark_empty_if_waiting(sentinel);
+      mark_empty_if_waiting<Keep>(sentinel);
   }
 
   // The rest of mark_empty_if_slot(): a slot of level 2, empty when its
@@ -696,8 +704,9 @@ class wheel {
   // empties keeps its bit in the front lists' words (see front_lists): a
   // store here would cost the caller's loop of cancels and schedules a
   // reload a step.
+  template <bool Keep>
   void mark_empty_if_waiting(const link* sentinel) noexcept {
-    mark_empty_if_waiting_inline(sentinel);
+    mark_empty_if_waiting_inline<Keep>(sentinel);
   }
 
   // mark_empty_if_waiting(), inline in a cancel though seldom taken: as a
@@ -707,13 +716,14 @@ class wheel {
   // the call: inline there, the code it adds to a loop of pops and
   // schedules (W6) cost a hold 8 instructions more than it saved
   // (docs/perf/2026-11-29-glue-and-small-n.md).
+  template <bool Keep>
   TIMERWHEEL_ALWAYS_INLINE void mark_empty_if_waiting_inline(const link* sentinel) noexcept {
     if constexpr (leads::any) {
       const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(sentinel) -
                                     reinterpret_cast<std::uintptr_t>(&slots_[leads::first]);
       if (offset < leads::count * sizeof(link)) {
         const std::size_t index = leads::first + offset / sizeof(link);
-        if (!leads_.holds(index)) mark_empty(index);
+        if (!leads_.holds(index)) empty_level2<Keep>(index);
         return;
       }
     }
@@ -725,8 +735,43 @@ class wheel {
     }
     if constexpr (leads::any) {
       const std::size_t index = leads_.slot_of(sentinel);
-      if (index != 0 && detail::list_empty(slots_[index])) mark_empty(index);
+      if (index != 0 && detail::list_empty(slots_[index])) empty_level2<Keep>(index);
     }
+  }
+
+  // For slot `index` of level 2's active bank, which holds no timer any
+  // more: with `Keep` (a cancel or a new schedule took its last), its
+  // keeper goes in and the slot stays occupied; else its bit is cleared. A
+  // slot emptied that way is never now's (which holds nothing once
+  // started) nor diverted (whose own list keeps its mark or stays empty).
+  template <bool Keep>
+  void empty_level2(std::size_t index) noexcept {
+    if constexpr (Keep)
+      keepers_.keep(slots_[index], index);
+    else
+      mark_empty(index);
+  }
+
+  // Whether slot `index` holds its keeper and no timer.
+  bool keeper_alone(std::size_t index) const noexcept {
+    return keepers_.alone(slots_[index], index) && !leads_.holds(index);
+  }
+
+  // Takes the keeper out of slot `index` where it holds one, about to be
+  // walked; the slot becomes empty where it held nothing else. Returns
+  // whether the slot holds timers.
+  bool drop_keeper(std::size_t index) noexcept {
+    if (keepers_.drop(index) && !slot_holds(slots_[index], index)) {
+      mark_empty(index);
+      return false;
+    }
+    return slot_holds(slots_[index], index);
+  }
+
+  // drop_keeper() for every slot that holds one.
+  void drop_keepers() noexcept {
+    for (std::uint64_t k = keepers_.kept(); k != 0; k &= k - 1)
+      drop_keeper(leads::first + static_cast<std::size_t>(std::countr_zero(k)));
   }
 
   // The list that a timer older than every timer of slot `list` goes in
@@ -792,7 +837,8 @@ class wheel {
 
   // Whether the levels, their spare banks, the front lists and the far list
   // hold no timer (a spare slot's bit says only whether its own list holds
-  // timers); a diverted slot's mark counts as one here (see marks_alone()).
+  // timers); a diverted slot's mark and a keeper count as one here (see
+  // placeholders_alone()).
   bool wheel_empty() const noexcept {
     if ((active_levels_ | spare_levels_) != 0) return false;
     if constexpr (fronts::walks_any)
@@ -803,28 +849,39 @@ class wheel {
     return true;
   }
 
-  // Whether the wheel holds marks of diversions (see keep_arrivals()) and
-  // no timer: every slot whose bit is set is a diverted slot that holds its
-  // mark alone, and the spare banks, the front lists and the far list are
-  // empty.
-  bool marks_alone() const noexcept { return arrivals_.marked() != 0 && only_marks(); }
+  // Whether the wheel holds marks of diversions (see keep_arrivals()) or
+  // keepers and no timer: every slot whose bit is set is a diverted slot
+  // that holds its mark alone or a slot that holds its keeper alone, and
+  // the spare banks, the front lists and the far list are empty.
+  bool placeholders_alone() const noexcept {
+    return (arrivals_.marked() | keepers_.kept()) != 0 && only_placeholders();
+  }
 
-  // marks_alone() past its first test, out of line.
-  TIMERWHEEL_NOINLINE bool only_marks() const noexcept {
-    if (spare_levels_ != 0 || (active_levels_ & ~arrivals_.marked()) != 0) return false;
+  // placeholders_alone() past its first test, out of line.
+  TIMERWHEEL_NOINLINE bool only_placeholders() const noexcept {
+    std::uint64_t levels = arrivals_.marked();
+    if constexpr (leads::any)
+      if (keepers_.kept() != 0) levels |= bit(leads::level);
+    if (spare_levels_ != 0 || (active_levels_ & ~levels) != 0) return false;
     if constexpr (fronts::walks_any)
       if (fronts_.levels() != 0 && fronts_.hold_any()) return false;
     if constexpr (layout::has_far)
       if (!detail::list_empty(far_)) return false;
     for (std::uint64_t m = active_levels_; m != 0; m &= m - 1) {
       const auto level = static_cast<unsigned>(std::countr_zero(m));
-      const link& own = *diverted_.slot(level);
-      const link* mark = &arrivals_.mark(level);
-      if (own.next != mark || own.prev != mark || diverted_.holds(level)) return false;
-      const std::size_t index = index_of(&own);
-      for (std::size_t w = base(level) / 64; w < base(level) / 64 + layout::words[level]; ++w)
-        if (occupied_.word(w) != (w == index / 64 ? std::uint64_t{1} << (index % 64) : 0))
-          return false;
+      const link* diverted = arrivals_.marked(level) ? diverted_.slot(level) : nullptr;
+      for (std::size_t w = base(level) / 64; w < base(level) / 64 + layout::words[level]; ++w) {
+        for (std::uint64_t slots = occupied_.word(w); slots != 0; slots &= slots - 1) {
+          const std::size_t index = w * 64 + static_cast<std::size_t>(std::countr_zero(slots));
+          if (&slots_[index] != diverted) {
+            if (!keeper_alone(index)) return false;
+            continue;
+          }
+          const link* mark = &arrivals_.mark(level);
+          if (diverted->next != mark || diverted->prev != mark || diverted_.holds(level))
+            return false;
+        }
+      }
     }
     return true;
   }
@@ -846,13 +903,15 @@ class wheel {
     // and timers moved into the banks below by the spreading come first.
     std::size_t active = no_slot;
     tick_type active_start = now_;  // for a top-level slot past a wrap, now
-    if (active_levels_ != 0) {
-      const unsigned k = static_cast<unsigned>(std::countr_zero(active_levels_));
-      const unsigned s = first_occupied(base(k), slot_number(now_, k));
+    for (std::uint64_t levels = active_levels_; levels != 0; levels &= levels - 1) {
+      const unsigned k = static_cast<unsigned>(std::countr_zero(levels));
+      const unsigned s = first_holding(k, slot_number(now_, k));
+      if (s > layout::slot_mask[k]) continue;  // keepers alone
       // Level 0 lies before every spare bank's block.
       if (k == 0) return slot_start(0, s);
       active = slot_index(k, s);
       if (const tick_type start = slot_start(k, s); !behind(start)) active_start = start;
+      break;
     }
     // A diverted slot whose mark is all it holds has no timer to offer, and
     // the earliest may lie anywhere after it: a walk over every timer finds
@@ -890,6 +949,24 @@ class wheel {
     if constexpr (layout::has_far)
       if (!detail::list_empty(far_)) return earliest_in(far_);
     return std::nullopt;
+  }
+
+  // first_occupied() for the active bank of `level`, past the slots that
+  // hold their keeper alone; beyond the level's slots where every occupied
+  // one does.
+  unsigned first_holding(unsigned level, unsigned from) const noexcept {
+    if constexpr (leads::any) {
+      if (level == leads::level && keepers_.kept() != 0) {
+        // One word, below the top level: no occupied slot before now's.
+        for (std::uint64_t slots = occupied_.word(base(level) / 64) >> from << from; slots != 0;
+             slots &= slots - 1) {
+          const auto s = static_cast<unsigned>(std::countr_zero(slots));
+          if (!keeper_alone(slot_index(level, s))) return s;
+        }
+        return static_cast<unsigned>(layout::slot_mask[level]) + 1;
+      }
+    }
+    return first_occupied(base(level), from);
   }
 
   // The earliest deadline of every timer the levels and the far list hold,
@@ -939,7 +1016,10 @@ class wheel {
     const auto look = [&](const link* list) {
       if (list != nullptr && !detail::list_empty(*list)) keep(earliest_in(*list));
     };
-    look(&held_in(index));
+    if (keepers_.kept(index))
+      visit_own(slots_[index], [&](const hook_type& timer) { keep(timer.deadline()); });
+    else
+      look(&held_in(index));
     if (arrivals_.marked() != 0 && &held_in(index) != &slots_[index])
       visit_own(slots_[index], [&](const hook_type& timer) { keep(timer.deadline()); });
     look(front_of(index));
@@ -951,11 +1031,11 @@ class wheel {
   }
 
   // Calls f for every timer of `sentinel`, a slot's own list, which may
-  // hold the mark of a diversion (see keep_arrivals()).
+  // hold the mark of a diversion (see keep_arrivals()) or a keeper.
   template <class F>
   void visit_own(const link& sentinel, F&& f) const {
     for (const link* n = sentinel.next; n != &sentinel; n = n->next)
-      if (!arrivals_.is_mark(n)) f(access::from_links<hook_type>(*n));
+      if (!arrivals_.is_mark(n) && !keepers_.is_keeper(n)) f(access::from_links<hook_type>(*n));
   }
 
   tick_type earliest_in(const link& sentinel) const noexcept {
@@ -1138,6 +1218,8 @@ class wheel {
     const unsigned top = layout::level_of_start[static_cast<unsigned>(std::countr_zero(start))];
     const std::uint64_t ending = (~std::uint64_t{0} >> (63 - top)) & ~std::uint64_t{1};
     end_arrivals(ending);
+    if (keepers_.kept() != 0) [[unlikely]]
+      drop_starting_keeper(start, top);
     if constexpr (fronts::walks_any) {
       if ((fronts_.levels() & ending) != 0) [[unlikely]] {
         start_slots_with_fronts(start, top, ending);
@@ -1153,6 +1235,14 @@ class wheel {
       if (!slot_holds(slots_[index], index)) continue;
       cascade_started(slots_[index], level);
     }
+  }
+
+  // Takes the keeper out of the slot of level 2 that starts at `start`
+  // (where the slots up to level `top` start), if it holds one.
+  void drop_starting_keeper(tick_type start, unsigned top) noexcept {
+    if constexpr (leads::any)
+      if (top >= leads::level)
+        drop_keeper(slot_index(leads::level, slot_number(start, leads::level)));
   }
 
   // start_slots() where a diversion that ends here has front lists, out of
@@ -1402,6 +1492,8 @@ class wheel {
       // the diversion would make its start an event to stop at; the first
       // advance that finds it holding more diverts it.
       if (!lead_walks && few_timers(slots_[source])) return false;
+      // More than small_slot timers: the slot stays occupied.
+      if (level == leads::level) keepers_.drop(source);
       diverted_.begin(level, slots_[source]);
       if (takes_arrivals(level, source)) arrivals_.accept(level);
       if (lead_walks) diverted_.begin_lead(leads_.list(source - leads::first));
@@ -1972,6 +2064,7 @@ class wheel {
     // timers left in a diverted slot go back first, ahead of those
     // return_spares() returns to it.
     end_diversions(~std::uint64_t{0});
+    drop_keepers();
     return_spares();
     for (std::size_t s = 0; s < leads::count; ++s) merge_lead(leads::first + s);
     const auto earlier = [this](const link& a, const link& b) {
@@ -2078,6 +2171,7 @@ class wheel {
   fronts fronts_;     // the timers the spreading's front walks moved (see spread())
   leads leads_;       // level 2's lead lists (see cascade_from_four_ends())
   detail::arrivals<layout> arrivals_;  // the diverted slots that take new timers
+  detail::keepers<layout> keepers_;    // level 2's slots kept open (see empty_level2())
 };
 
 }  // namespace timerwheel::inline TIMERWHEEL_ABI

@@ -56,6 +56,22 @@ void wheel<Config>::check_invariants() const {
           } else if (&sentinel != &slots_[index] && check_links(slots_[index]) != 0) {
             fail("a diverted slot's own list holds timers");
           }
+          // A keeper, in the own list of a slot of level 2's active bank
+          // that has not started and is not diverted.
+          const bool kept = keepers_.kept(index);
+          if (kept) {
+            if (&sentinel != &slots_[index]) fail("a diverted slot holds its keeper");
+            if (!active || slot_number(now_, level) >= index - first)
+              fail("a slot that has started holds its keeper");
+            std::size_t found = 0;
+            for (const link* p = sentinel.next; p != &sentinel; p = p->next)
+              found += keepers_.is_keeper(p) ? 1 : 0;
+            if (found != 1 || keepers_.of(index - first).next == nullptr)
+              fail("a slot that keeps its keeper does not hold it once");
+            if (distance(slot_start(level, static_cast<unsigned>(index - first))) <
+                distance(lower_bound_))
+              fail("the lower bound is after a kept slot's start");
+          }
           // The timers the front walk of the level above (and the walks of
           // its lead lists) moved towards it, which its occupancy bit does
           // not count.
@@ -75,15 +91,17 @@ void wheel<Config>::check_invariants() const {
           if (early != 0 && &sentinel != &slots_[index]) fail("a diverted slot keeps a lead list");
           if (&slots_[index] == diverted_.slot(leads::level)) lead = &diverted_.lead_waiting();
           const std::size_t lead_timers = lead == nullptr ? 0 : check_links(*lead);
-          const std::size_t own = check_links(sentinel) + lead_timers + arrivals;
+          const std::size_t own = check_links(sentinel) - (kept ? 1 : 0) + lead_timers + arrivals;
           const std::size_t n = own + moved;
           const bool marked = occupied_.test(index);
-          if (marked != (own != 0 || takes)) fail("an occupancy bit disagrees with its slot");
+          if (marked != (own != 0 || takes || kept))
+            fail("an occupancy bit disagrees with its slot");
           if (n != 0 && index - first > layout::slot_mask[level])
             fail("a timer sits in a slot beyond its level");
           if (n != 0 && !active && !spare_in_use) fail("a spare bank holds timers of no block");
           const auto timers = [&](const auto& visit) {
-            for (const link* p = sentinel.next; p != &sentinel; p = p->next) visit(p);
+            for (const link* p = sentinel.next; p != &sentinel; p = p->next)
+              if (!keepers_.is_keeper(p)) visit(p);
             if (takes)
               for (const link* p = slots_[index].next; p != &slots_[index]; p = p->next)
                 if (p != &arrivals_.mark(level)) visit(p);
@@ -121,6 +139,9 @@ void wheel<Config>::check_invariants() const {
     }
   }
   if (levels_seen != active_levels_) fail("the mask of non-empty levels disagrees");
+  for (std::size_t s = 0; s < decltype(keepers_)::count; ++s)
+    if ((keepers_.of(s).next != nullptr) != keepers_.kept(decltype(keepers_)::first + s))
+      fail("the mask of kept slots disagrees with their keepers");
   if (spares_seen != spare_levels_) fail("the mask of spare banks in use disagrees");
   if ((fronts_.levels() & ~diverted_.levels()) != 0)
     fail("a level that is not diverted keeps front lists");
