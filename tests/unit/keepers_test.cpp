@@ -56,6 +56,15 @@ void expect_no_timer(Wheel& w) {
   EXPECT_EQ(w.now(), now);
 }
 
+// Pops the one timer left, due at `deadline`, and checks the wheel empty.
+template <class Wheel>
+void expect_last_pop(Wheel& w, u64 deadline) {
+  firings f;
+  EXPECT_EQ(w.advance_to_next(recorder(w, f)), 1U);
+  EXPECT_EQ(f.at, std::vector<u64>{deadline});
+  expect_no_timer(w);
+}
+
 TEST(Keepers, CancelledLevel2TimersLeaveNoTimerBehind) {
   std::vector<tw::timer_hook> h(64);
   tw::wheel<> w;
@@ -80,10 +89,7 @@ TEST(Keepers, AMovedTimerLeavesItsSlotKept) {
   w.schedule(a, 9 * level2_slot + 3);  // a schedule of a pending timer moves it
   w.check_invariants();
   EXPECT_EQ(w.next_deadline(), std::optional<u64>(9 * level2_slot + 3));
-  firings f;
-  EXPECT_EQ(w.advance_to_next(recorder(w, f)), 1U);
-  EXPECT_EQ(f.at, std::vector<u64>{9 * level2_slot + 3});
-  expect_no_timer(w);
+  expect_last_pop(w, 9 * level2_slot + 3);
 }
 
 TEST(Keepers, TimersScheduledIntoAKeptSlotFireInOrder) {
@@ -134,10 +140,7 @@ TEST(Keepers, KeptSlotsBeforeLaterTimers) {
     }
     w.check_invariants();
     EXPECT_EQ(w.next_deadline(), std::optional<u64>(later));
-    firings f;
-    EXPECT_EQ(w.advance_to_next(recorder(w, f)), 1U);
-    EXPECT_EQ(f.at, std::vector<u64>{later});
-    expect_no_timer(w);
+    expect_last_pop(w, later);
   }
 }
 
