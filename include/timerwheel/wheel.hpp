@@ -157,7 +157,9 @@ class wheel {
     }
   }
 
-  // Whether no timer is pending. O(1).
+  // Whether no timer is pending. O(1); where the only occupancy bits left
+  // are those of marks and keepers (see placeholders_alone()), a look at
+  // those slots' lists, at most 64 a level.
   [[nodiscard]] bool empty() const noexcept {
     return (wheel_empty() || placeholders_alone()) && shell_.empty();
   }
