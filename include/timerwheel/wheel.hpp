@@ -760,14 +760,9 @@ class wheel {
   }
 
   // Takes the keeper out of slot `index` where it holds one, about to be
-  // walked; the slot becomes empty where it held nothing else. Returns
-  // whether the slot holds timers.
-  bool drop_keeper(std::size_t index) noexcept {
-    if (keepers_.drop(index) && !slot_holds(slots_[index], index)) {
-      mark_empty(index);
-      return false;
-    }
-    return slot_holds(slots_[index], index);
+  // walked; the slot becomes empty where it held nothing else.
+  void drop_keeper(std::size_t index) noexcept {
+    if (keepers_.drop(index) && !slot_holds(slots_[index], index)) mark_empty(index);
   }
 
   // drop_keeper() for every slot that holds one.
