@@ -7,17 +7,24 @@
 // leaves dead entries behind. Unlike Asio, ties are broken by an insertion sequence number, so
 // the order is exact (deadline, then FIFO), the same order the wheel promises.
 //
-// Two layouts, chosen by `KeyInArray`:
-//   true  (default, Asio's): the array holds {deadline, seq, node*}; every comparison reads
-//         only the array, and a node is touched once per entry moved (to store its index). The
-//         node holds its index and nothing else (heap_index_node, 8 bytes): the key lives only
-//         in the array, so that a user who packs timers in small objects packs the heap's
-//         tighter than any hook that keeps its deadline.
-//   false (libuv-like): the array holds node* only and every comparison reads the key through
-//         the node (heap_keyed_node, 24 bytes), a likely cache miss per comparison once the
-//         nodes outgrow the cache.
-// bench/main.cpp --all-heaps runs both side by side; on W1 churn the array-keyed one is as fast
-// or faster at every size (docs/perf/2026-11-bench-baselines.md), so it is the baseline.
+// Three layouts, chosen by `KeyInArray` and `SeqInNode`:
+//   keyed (KeyInArray, the default, Asio's): the array holds {deadline, seq, node*}, 24 bytes;
+//         every comparison reads only the array, and a node is touched once per entry moved (to
+//         store its index). The node holds its index and nothing else (heap_index_node, 8
+//         bytes): the key lives only in the array, so that a user who packs timers in small
+//         objects packs the heap's tighter than any hook that keeps its deadline.
+//   compact (KeyInArray and SeqInNode, libev's entry): the array holds {deadline, node*}, 16
+//         bytes, four of them a cache line; the sequence number lives in the node (heap_seq_node,
+//         16 bytes) and is read only when two deadlines tie. Fewer lines an operation, so faster
+//         where ties are rare (churn); slower where they are common (a million deadlines over
+//         2^20 ticks, W2), each tie two nodes read.
+//   through the node (libuv-like): the array holds node* only and every comparison reads the
+//         key through the node (heap_keyed_node, 24 bytes), a likely cache miss per comparison
+//         once the nodes outgrow the cache.
+// bench/main.cpp --all-heaps runs the last beside the others; on W1 churn the array-keyed one is
+// as fast or faster at every size (docs/perf/2026-11-bench-baselines.md). The keyed binary heap
+// is the baseline every ratio is taken against; the compact heaps run beside it as peers, and
+// the goals are read against the faster layout of each (docs/workloads.md, "The structures").
 //
 // PERFORMANCE NOTE: schedule is O(log n) (sift up), cancel O(log n), advance O(log n) per
 // timer fired plus O(1). Nothing allocates once the array has grown to the largest number of
@@ -28,6 +35,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -46,32 +55,54 @@ struct heap_index_node {
   bool pending() const noexcept { return index != npos; }
 };
 
+// The node of the compact layout: the index, and the sequence number that breaks ties, read
+// only when two deadlines are equal.
+struct heap_seq_node : heap_index_node {
+  std::uint64_t seq = 0;
+};
+
 // The node of the layout that reads keys through the nodes: the key beside the index.
 struct heap_keyed_node : heap_index_node {
   std::uint64_t deadline = 0;
   std::uint64_t seq = 0;  // insertion order among equal deadlines (FIFO)
 };
 
-template <bool KeyInArray = true, std::size_t Arity = 2>
+// An allocator whose arrays start on a cache line.
+template <class T>
+struct line_allocator {
+  using value_type = T;
+  static constexpr std::align_val_t line{64};
+  line_allocator() = default;
+  template <class U>
+  line_allocator(const line_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), line)); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, line); }
+  friend bool operator==(const line_allocator&, const line_allocator&) noexcept { return true; }
+};
+
+template <bool KeyInArray = true, std::size_t Arity = 2, bool SeqInNode = false>
 class indexed_heap {
   static_assert(Arity >= 2);
+  static_assert(KeyInArray || !SeqInNode);
 
  public:
   using tick_type = std::uint64_t;
-  using node_type = std::conditional_t<KeyInArray, heap_index_node, heap_keyed_node>;
+  using node_type =
+      std::conditional_t<KeyInArray, std::conditional_t<SeqInNode, heap_seq_node, heap_index_node>,
+                         heap_keyed_node>;
   using heap_node = node_type;
 
-  explicit indexed_heap(tick_type now = 0) : now_(now) {}
+  explicit indexed_heap(tick_type now = 0) : heap_(root), now_(now) {}
   indexed_heap(const indexed_heap&) = delete;
   indexed_heap& operator=(const indexed_heap&) = delete;
   ~indexed_heap() { clear(); }
 
   // Grows the array so that up to n pending timers need no allocation.
-  void reserve(std::size_t n) { heap_.reserve(n); }
+  void reserve(std::size_t n) { heap_.reserve(root + n); }
 
   tick_type now() const noexcept { return now_; }
-  std::size_t size() const noexcept { return heap_.size(); }
-  bool empty() const noexcept { return heap_.empty(); }
+  std::size_t size() const noexcept { return heap_.size() - root; }
+  bool empty() const noexcept { return heap_.size() == root; }
 
   // Schedules `n` at `deadline` (ticks, absolute; one before now is taken as now). A pending
   // node is moved, and counts as newly scheduled for FIFO order. O(log n).
@@ -110,10 +141,10 @@ class indexed_heap {
   std::size_t advance(tick_type to, F&& f) {
     if (to < now_) throw std::invalid_argument("indexed_binary_heap::advance: time went back");
     std::size_t fired = 0;
-    while (!heap_.empty() && key_deadline(0) <= to) {
+    while (!empty() && key_deadline(root) <= to) {
       heap_node& n = top_node();
-      if (key_deadline(0) > now_) now_ = key_deadline(0);
-      remove_at(0);
+      if (key_deadline(root) > now_) now_ = key_deadline(root);
+      remove_at(root);
       ++fired;
       f(n);
     }
@@ -126,22 +157,22 @@ class indexed_heap {
 
   // The earliest deadline, or none if empty. O(1).
   std::optional<tick_type> next_deadline() const noexcept {
-    if (heap_.empty()) return std::nullopt;
-    return key_deadline(0);
+    if (empty()) return std::nullopt;
+    return key_deadline(root);
   }
 
   // Makes every pending node not pending, keeping the array's capacity.
   void clear() noexcept {
-    for (std::size_t i = 0; i < heap_.size(); ++i) node_at(i).index = heap_node::npos;
-    heap_.clear();
+    for (std::size_t i = root; i < heap_.size(); ++i) node_at(i).index = heap_node::npos;
+    heap_.resize(root);
   }
 
   // Throws std::logic_error if the heap order or a node's index is wrong. O(n).
   void check_invariants() const {
-    for (std::size_t i = 0; i < heap_.size(); ++i) {
+    for (std::size_t i = root; i < heap_.size(); ++i) {
       const heap_node& n = node_at(i);
       if (n.index != i) throw std::logic_error("indexed_binary_heap: node index mismatch");
-      if (i > 0 && less(heap_[i], heap_[(i - 1) / Arity])) {
+      if (i > root && less(heap_[i], heap_[parent_of(i)])) {
         throw std::logic_error("indexed_binary_heap: heap order violated");
       }
       if (key_deadline(i) < now_) {
@@ -156,11 +187,20 @@ class indexed_heap {
     std::uint64_t seq;
     heap_node* node;
   };
-  using entry = std::conditional_t<KeyInArray, keyed_entry, heap_node*>;
+  struct compact_entry {
+    std::uint64_t deadline;
+    heap_node* node;
+  };
+  using entry =
+      std::conditional_t<KeyInArray, std::conditional_t<SeqInNode, compact_entry, keyed_entry>,
+                         heap_node*>;
 
   // The entry of n with this key (stored in the node too where the array holds no key).
   static entry make_entry(heap_node& n, std::uint64_t deadline, std::uint64_t seq) noexcept {
-    if constexpr (KeyInArray) {
+    if constexpr (SeqInNode) {
+      n.seq = seq;
+      return entry{deadline, &n};
+    } else if constexpr (KeyInArray) {
       return entry{deadline, seq, &n};
     } else {
       n.deadline = deadline;
@@ -183,7 +223,9 @@ class indexed_heap {
     }
   }
   static std::uint64_t seq_of(const entry& e) noexcept {
-    if constexpr (KeyInArray) {
+    if constexpr (SeqInNode) {
+      return e.node->seq;
+    } else if constexpr (KeyInArray) {
       return e.seq;
     } else {
       return e->seq;
@@ -194,17 +236,25 @@ class indexed_heap {
   static bool less(const entry& a, const entry& b) noexcept {
     const std::uint64_t da = deadline_of(a);
     const std::uint64_t db = deadline_of(b);
-    return (da < db) | ((da == db) & (seq_of(a) < seq_of(b)));
+    if constexpr (SeqInNode) {
+      // The nodes only on a tie: a branch, where reading them every time would miss.
+      if (da != db) return da < db;
+      return seq_of(a) < seq_of(b);
+    } else {
+      return (da < db) | ((da == db) & (seq_of(a) < seq_of(b)));
+    }
   }
 
   heap_node& node_at(std::size_t i) const noexcept { return node_of(heap_[i]); }
-  heap_node& top_node() const noexcept { return node_at(0); }
+  heap_node& top_node() const noexcept { return node_at(root); }
+  static std::size_t parent_of(std::size_t i) noexcept { return (i - root - 1) / Arity + root; }
+  static std::size_t first_child(std::size_t i) noexcept { return Arity * (i - root) + root + 1; }
   std::uint64_t key_deadline(std::size_t i) const noexcept { return deadline_of(heap_[i]); }
 
   // Places e at the hole i or above it. Each entry moved down tells its node its new index.
   void sift_up(std::size_t i, entry e) noexcept {
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / Arity;
+    while (i > root) {
+      const std::size_t parent = parent_of(i);
       if (!less(e, heap_[parent])) break;
       heap_[i] = heap_[parent];
       node_at(i).index = i;
@@ -218,7 +268,7 @@ class indexed_heap {
   void sift_down(std::size_t i, entry e) noexcept {
     const std::size_t n = heap_.size();
     for (;;) {
-      const std::size_t first = Arity * i + 1;
+      const std::size_t first = first_child(i);
       if (first >= n) break;
       std::size_t child = first;
       const std::size_t end = std::min(n, first + Arity);
@@ -240,14 +290,19 @@ class indexed_heap {
     const entry last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;  // it was the last one
-    if (i > 0 && less(last, heap_[(i - 1) / Arity])) {
+    if (i > root && less(last, heap_[parent_of(i)])) {
       sift_up(i, last);
     } else {
       sift_down(i, last);
     }
   }
 
-  std::vector<entry> heap_;
+  // The compact layout keeps its root at Arity - 1 (the places before it unused) and its array
+  // on a cache line, so that the children of an entry share one line (libev's 4-heap): four
+  // 16-byte entries, or two.
+  static constexpr std::size_t root = SeqInNode ? Arity - 1 : 0;
+  using allocator = std::conditional_t<SeqInNode, line_allocator<entry>, std::allocator<entry>>;
+  std::vector<entry, allocator> heap_;
   tick_type now_;
   std::uint64_t next_seq_ = 0;
 };
@@ -256,5 +311,8 @@ class indexed_heap {
 template <bool KeyInArray = true>
 using indexed_binary_heap = indexed_heap<KeyInArray, 2>;
 using indexed_4ary_heap = indexed_heap<true, 4>;
+// The same with 16-byte entries, the sequence number in the node.
+using compact_binary_heap = indexed_heap<true, 2, true>;
+using compact_4ary_heap = indexed_heap<true, 4, true>;
 
 }  // namespace timerwheel_bench

@@ -130,6 +130,12 @@ using start_stop_compared = type_list<tb::as_start_stop<heap>, tb::as_start_stop
                                       tb::as_start_stop<wheel8>, tb::as_start_stop<tb::heap4>>;
 #endif
 
+// The heaps in their compact layout (16-byte entries, the sequence number in the node): faster
+// than the keyed ones where deadlines seldom tie (churn), slower where they often do (W2 at a
+// million timers). They run beside the keyed heaps wherever the goals read a heap, and the
+// report takes each goal against the faster of the two (bench/indexed_binary_heap.hpp).
+using compact_heaps = type_list<tb::heap_compact, tb::heap4_compact>;
+
 #if TIMERWHEEL_BENCH_C
 // The C face (bench/adapters/c_api.hpp), at N = 1e5 in W1 and W2, with its two floors: c_bare
 // (the calls without the C API's checks) and c_call_floor (empty calls beside the C++ wheel).
@@ -354,8 +360,9 @@ void add_skipped(std::string workload, std::string params, std::string structure
 // Quick mode runs only these at N >= 1e6 (where a run of every structure costs seconds).
 constexpr std::size_t quick_core_from = 1'000'000;
 bool in_quick_core(std::string_view name) {
-  for (const std::string_view core : {"heap", "wheel6", "wheel8", "heap4", "pq_lazy", "s7_hier",
-                                      "libevent", "libuv", "asio", "hitime_scheme"}) {
+  for (const std::string_view core :
+       {"heap", "wheel6", "wheel8", "heap4", "heap_compact", "heap4_compact", "pq_lazy", "s7_hier",
+        "libevent", "libuv", "asio", "hitime_scheme"}) {
     if (name == core) return true;
   }
   return false;
@@ -440,6 +447,8 @@ void register_all(const options& o) {
     }
     add_structures<tb::w1_sequence>(o, type_list<tb::hitime_scheme>{}, w, params, unit, data,
                                     w1_run, z.timers, z.range);
+    add_structures<tb::w1_sequence>(o, compact_heaps{}, w, params, unit, data, w1_run, z.timers,
+                                    z.range);
 #if TIMERWHEEL_BENCH_C
     // The C face at N = 1e5: the C API and the two drop-ins on it, beside wheel6.
     if (z.timers == 100'000) {
@@ -468,6 +477,8 @@ void register_all(const options& o) {
     const std::string w = "W1 period";
     add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, tb::heap4, tb::hitime_scheme>{}, w,
                                     params, unit, data, w1_run, timers, p.range);
+    add_structures<tb::w1_sequence>(o, compact_heaps{}, w, params, unit, data, w1_run, timers,
+                                    p.range);
     add_w1_floors(o, w, params, unit, data);
   }
 
@@ -504,6 +515,9 @@ void register_all(const options& o) {
                                       "ns per timer, schedule+fire", data, w2_run, n, w2_range,
                                       step == 1 ? shape::tick_sweep : shape::sweep);
       add_structures<tb::w2_sequence>(o, type_list<tb::hitime_scheme>{}, "W2 expiry", params,
+                                      "ns per timer, schedule+fire", data, w2_run, n, w2_range,
+                                      step == 1 ? shape::tick_sweep : shape::sweep);
+      add_structures<tb::w2_sequence>(o, compact_heaps{}, "W2 expiry", params,
                                       "ns per timer, schedule+fire", data, w2_run, n, w2_range,
                                       step == 1 ? shape::tick_sweep : shape::sweep);
 #if TIMERWHEEL_BENCH_C
@@ -569,6 +583,8 @@ void register_all(const options& o) {
                                                  tb::make_w6_sequence, tb::run_w6<heap>);
       add_structures<tb::w6_sequence>(o, compared{}, "W6 hold", params, "ns per hold", data, w6_run,
                                       n, 1 << 20, shape::hold);
+      add_structures<tb::w6_sequence>(o, compact_heaps{}, "W6 hold", params, "ns per hold", data,
+                                      w6_run, n, 1 << 20, shape::hold);
       // The event lists, at every N in quick mode too.
       options all = o;
       all.quick = false;

@@ -256,9 +256,19 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
                          const char* b) {
     return median_of(rows, workload, params, a) / median_of(rows, workload, params, b);
   };
+  // Against a heap in the faster of its two layouts here, keyed or compact (a layout not run
+  // counts as slower).
+  const auto ratio_to_heap = [&](const char* workload, const std::string& params, const char* a,
+                                 const std::string& heap) {
+    const double keyed = median_of(rows, workload, params, heap.c_str());
+    const double compact = median_of(rows, workload, params, (heap + "_compact").c_str());
+    return median_of(rows, workload, params, a) /
+           (std::isnan(compact) ? keyed : std::fmin(keyed, compact));
+  };
   for (const char* n : {"1e3", "1e5"}) {
     const std::string params = std::string("N=") + n + " R=2^20";
-    goal("W1 " + params + " wheel6 / heap", ratio("W1 churn", params, "wheel6", "heap"), 0.15);
+    goal("W1 " + params + " wheel6 / heap (faster layout)",
+         ratio_to_heap("W1 churn", params, "wheel6", "heap"), 0.15);
   }
   for (const w1_size& z : w1_sizes) {
     if (z.range != (std::uint64_t{1} << 20)) continue;
@@ -269,7 +279,8 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
   for (const char* n : {"1e3", "1e5", "1e6"}) {
     for (const char* step : {"1", "R/1024"}) {
       const std::string params = std::string("N=") + n + " step=" + step;
-      goal("W2 " + params + " wheel6 / heap4", ratio("W2 expiry", params, "wheel6", "heap4"), 1);
+      goal("W2 " + params + " wheel6 / heap4 (faster layout)",
+           ratio_to_heap("W2 expiry", params, "wheel6", "heap4"), 1);
     }
   }
   // Per timer: a wheel's fixed slots (ccan/timer's too) are no cost of a timer; with them,
@@ -290,7 +301,8 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
     for (const char* d : {"exp", "unif", "bimodal", "tri", "trace"}) {
       const std::string params = std::string("N=") + n + " " + d;
       if (n[1] == 'e' && n[2] >= '4')
-        goal("W6 " + params + " wheel6 / heap", ratio("W6 hold", params, "wheel6", "heap"), 0.5);
+        goal("W6 " + params + " wheel6 / heap (faster layout)",
+             ratio_to_heap("W6 hold", params, "wheel6", "heap"), 0.5);
       for (const char* list : {"calendar", "ladder"})
         goal("W6 " + params + " wheel6 / " + list, ratio("W6 hold", params, "wheel6", list), 1);
     }
