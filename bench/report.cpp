@@ -226,10 +226,14 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
     for (const w1_size& z : w1_sizes) {
       if (z.timers != 1'000'000) continue;
       const std::string params = "N=1e6 R=" + pow2_or_int(z.range);
-      const double x =
-          median_of(rows, "W1 churn", params, w) / median_of(rows, "W1 churn", params, "heap");
+      // Against the binary heap in the faster of its two layouts (a layout not run counts as
+      // slower).
+      const double keyed = median_of(rows, "W1 churn", params, "heap");
+      const double compact = median_of(rows, "W1 churn", params, "heap_compact");
+      const double x = median_of(rows, "W1 churn", params, w) /
+                       (std::isnan(compact) ? keyed : std::fmin(keyed, compact));
       if (std::isnan(x)) continue;
-      os << "  W1 " << params << " " << w << " / heap = " << fmt(x, 3)
+      os << "  W1 " << params << " " << w << " / heap (faster layout) = " << fmt(x, 3)
          << " (goal <= 0.25: " << (x <= 0.25 ? "met" : "MISSED") << ")\n";
     }
     double per_span[2] = {NAN, NAN};
