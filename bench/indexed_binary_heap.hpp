@@ -237,12 +237,18 @@ class indexed_heap {
     const std::uint64_t da = deadline_of(a);
     const std::uint64_t db = deadline_of(b);
     if constexpr (SeqInNode) {
-      // The nodes only on a tie: a branch, where reading them every time would miss.
-      if (da != db) return da < db;
-      return seq_of(a) < seq_of(b);
+      // The nodes only on a tie: a branch, where reading them every time would miss. The tie
+      // is a call out of line, so that no build turns the branch into loads of both nodes.
+      if (da != db) [[likely]]
+        return da < db;
+      return tie_less(a, b);
     } else {
       return (da < db) | ((da == db) & (seq_of(a) < seq_of(b)));
     }
+  }
+
+  [[gnu::noinline]] static bool tie_less(const entry& a, const entry& b) noexcept {
+    return seq_of(a) < seq_of(b);
   }
 
   heap_node& node_at(std::size_t i) const noexcept { return node_of(heap_[i]); }
