@@ -231,8 +231,8 @@ class indexed_heap {
       return e->seq;
     }
   }
-  // (deadline, seq) lexicographic; written without short-circuit so that it compiles to
-  // flag arithmetic rather than a second branch.
+  // (deadline, seq) lexicographic. With the key in the array, written without short-circuit so
+  // that it compiles to flag arithmetic rather than a second branch.
   static bool less(const entry& a, const entry& b) noexcept {
     const std::uint64_t da = deadline_of(a);
     const std::uint64_t db = deadline_of(b);

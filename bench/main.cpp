@@ -133,8 +133,10 @@ using start_stop_compared = type_list<tb::as_start_stop<heap>, tb::as_start_stop
 // The heaps in their compact layout (16-byte entries, the sequence number in the node): faster
 // than the keyed ones where deadlines seldom tie (churn), slower where they often do (W2 at a
 // million timers). They run beside the keyed heaps wherever the goals read a heap, and the
-// report takes each goal against the faster of the two (bench/indexed_binary_heap.hpp).
+// report takes each goal against the faster of the two (bench/indexed_binary_heap.hpp). W1 and
+// W2 run HiTime's scheme beside them too (W6 needs exact order, which it does not keep).
 using compact_heaps = type_list<tb::heap_compact, tb::heap4_compact>;
+using beside_compared = type_list<tb::hitime_scheme, tb::heap_compact, tb::heap4_compact>;
 
 #if TIMERWHEEL_BENCH_C
 // The C face (bench/adapters/c_api.hpp), at N = 1e5 in W1 and W2, with its two floors: c_bare
@@ -445,9 +447,7 @@ void register_all(const options& o) {
       add_structures<tb::w1_sequence>(o, type_list<heap_nodekey>{}, w, params, unit, data, w1_run,
                                       z.timers, z.range);
     }
-    add_structures<tb::w1_sequence>(o, type_list<tb::hitime_scheme>{}, w, params, unit, data,
-                                    w1_run, z.timers, z.range);
-    add_structures<tb::w1_sequence>(o, compact_heaps{}, w, params, unit, data, w1_run, z.timers,
+    add_structures<tb::w1_sequence>(o, beside_compared{}, w, params, unit, data, w1_run, z.timers,
                                     z.range);
 #if TIMERWHEEL_BENCH_C
     // The C face at N = 1e5: the C API and the two drop-ins on it, beside wheel6.
@@ -475,9 +475,9 @@ void register_all(const options& o) {
                                                tb::make_w1_sequence, tb::run_w1<heap>);
     const std::string unit = "ns per cancel+schedule pair";
     const std::string w = "W1 period";
-    add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, tb::heap4, tb::hitime_scheme>{}, w,
-                                    params, unit, data, w1_run, timers, p.range);
-    add_structures<tb::w1_sequence>(o, compact_heaps{}, w, params, unit, data, w1_run, timers,
+    add_structures<tb::w1_sequence>(o, type_list<heap, wheel6, tb::heap4>{}, w, params, unit, data,
+                                    w1_run, timers, p.range);
+    add_structures<tb::w1_sequence>(o, beside_compared{}, w, params, unit, data, w1_run, timers,
                                     p.range);
     add_w1_floors(o, w, params, unit, data);
   }
@@ -514,10 +514,7 @@ void register_all(const options& o) {
       add_structures<tb::w2_sequence>(o, compared{}, "W2 expiry", params,
                                       "ns per timer, schedule+fire", data, w2_run, n, w2_range,
                                       step == 1 ? shape::tick_sweep : shape::sweep);
-      add_structures<tb::w2_sequence>(o, type_list<tb::hitime_scheme>{}, "W2 expiry", params,
-                                      "ns per timer, schedule+fire", data, w2_run, n, w2_range,
-                                      step == 1 ? shape::tick_sweep : shape::sweep);
-      add_structures<tb::w2_sequence>(o, compact_heaps{}, "W2 expiry", params,
+      add_structures<tb::w2_sequence>(o, beside_compared{}, "W2 expiry", params,
                                       "ns per timer, schedule+fire", data, w2_run, n, w2_range,
                                       step == 1 ? shape::tick_sweep : shape::sweep);
 #if TIMERWHEEL_BENCH_C

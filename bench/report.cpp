@@ -156,6 +156,15 @@ double median_of(const std::vector<row>& rows, std::string_view workload, std::s
   return NAN;
 }
 
+// The median of `heap` in the faster of its two layouts in these rows, keyed or compact (a
+// layout not run counts as slower).
+double faster_heap_median(const std::vector<row>& rows, std::string_view workload,
+                          std::string_view params, const std::string& heap) {
+  const double keyed = median_of(rows, workload, params, heap);
+  const double compact = median_of(rows, workload, params, heap + "_compact");
+  return std::isnan(compact) ? keyed : std::fmin(keyed, compact);
+}
+
 bool is_paper(const row& r) { return r.c->workload.rfind("paper ", 0) == 0; }
 
 void print_table(std::ostream& os, const options& o, const std::vector<row>& rows) {
@@ -226,12 +235,8 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
     for (const w1_size& z : w1_sizes) {
       if (z.timers != 1'000'000) continue;
       const std::string params = "N=1e6 R=" + pow2_or_int(z.range);
-      // Against the binary heap in the faster of its two layouts (a layout not run counts as
-      // slower).
-      const double keyed = median_of(rows, "W1 churn", params, "heap");
-      const double compact = median_of(rows, "W1 churn", params, "heap_compact");
       const double x = median_of(rows, "W1 churn", params, w) /
-                       (std::isnan(compact) ? keyed : std::fmin(keyed, compact));
+                       faster_heap_median(rows, "W1 churn", params, "heap");
       if (std::isnan(x)) continue;
       os << "  W1 " << params << " " << w << " / heap (faster layout) = " << fmt(x, 3)
          << " (goal <= 0.25: " << (x <= 0.25 ? "met" : "MISSED") << ")\n";
@@ -260,14 +265,9 @@ void print_table(std::ostream& os, const options& o, const std::vector<row>& row
                          const char* b) {
     return median_of(rows, workload, params, a) / median_of(rows, workload, params, b);
   };
-  // Against a heap in the faster of its two layouts here, keyed or compact (a layout not run
-  // counts as slower).
   const auto ratio_to_heap = [&](const char* workload, const std::string& params, const char* a,
                                  const std::string& heap) {
-    const double keyed = median_of(rows, workload, params, heap.c_str());
-    const double compact = median_of(rows, workload, params, (heap + "_compact").c_str());
-    return median_of(rows, workload, params, a) /
-           (std::isnan(compact) ? keyed : std::fmin(keyed, compact));
+    return median_of(rows, workload, params, a) / faster_heap_median(rows, workload, params, heap);
   };
   for (const char* n : {"1e3", "1e5"}) {
     const std::string params = std::string("N=") + n + " R=2^20";
