@@ -5,7 +5,8 @@
 // Built with -march=x86-64-v3: valgrind stops on AVX-512 code.
 //
 // Usage: timerwheel_callgrind STRUCTURE WORKLOAD N STEPS
-//   STRUCTURE  wheel6 | wheel8 | heap | heap4 | hitime_scheme (HiTime's design, inlined)
+//   STRUCTURE  wheel6 | wheel8 | heap | heap4 | heap_compact | heap4_compact
+//              | hitime_scheme (HiTime's design, inlined)
 //              | c_api | ccan_timer | hitime | c_bare | c_call_floor (the last five
 //              when the C library is built: the C face and its floors,
 //              bench/adapters/c_api.hpp)
@@ -92,6 +93,8 @@ int main(int argc, char** argv) {
   if (structure == "wheel8") return run<tb::wheel8>(workload, n, steps);
   if (structure == "heap") return run<tb::heap>(workload, n, steps);
   if (structure == "heap4") return run<tb::heap4>(workload, n, steps);
+  if (structure == "heap_compact") return run<tb::heap_compact>(workload, n, steps);
+  if (structure == "heap4_compact") return run<tb::heap4_compact>(workload, n, steps);
   if (structure == "hitime_scheme") return run<tb::hitime_scheme>(workload, n, steps);
   if (structure == "calendar") return run<tb::calendar>(workload, n, steps);
   if (structure == "ladder") return run<tb::ladder>(workload, n, steps);
