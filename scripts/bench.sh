@@ -4,7 +4,8 @@
 #   timerwheel_bench         64-byte nodes, one cache line per object: every workload and peer
 #   timerwheel_bench_packed  packed nodes (the wheel's hook and the payload in 32 bytes, the
 #                            heaps' in 16): W1 at every N, W2 and W6, on the wheels, the binary
-#                            and 4-ary heaps, HiTime's scheme and the two floors
+#                            and 4-ary heaps in both their layouts (keyed and compact), HiTime's
+#                            scheme and the two floors
 # It prints both tables and writes only under results/ (ignored by git), never a tracked file:
 #   results/latest.txt       both runs' output
 #   results/latest.csv       both tables, one row per figure (columns layout and node_bytes)
@@ -63,8 +64,9 @@ start=$SECONDS
 # Packed nodes: the workloads whose figures the layout moves (a node touched per step or per
 # timer), on the structures the goals compare; no extras (W4's bytes do not depend on the
 # layout, W5 and the paper table stay with the 64-byte run).
+packed_structures='heap|heap4|heap_compact|heap4_compact|wheel6|wheel8|hitime_scheme|floor|list_floor'
 "$bin/timerwheel_bench_packed" "${mode[@]}" --out="$out/packed32" --no-extras --cpu="$cpu" \
-  --benchmark_filter='^(W1/churn|W1/period|W2/expiry|W6/hold)/.*/(heap|heap4|wheel6|wheel8|hitime_scheme|floor|list_floor)/' \
+  --benchmark_filter="^(W1/churn|W1/period|W2/expiry|W6/hold)/.*/($packed_structures)/" \
   "${args[@]}" | tee "$out/packed32/output.txt" || status=$?
 echo "bench.sh: both runs took $((SECONDS - start)) s"
 
