@@ -55,7 +55,7 @@ ROWS = [
 LAYOUTS = {"heap": ("heap", "heap_compact"), "heap4": ("heap4", "heap4_compact")}
 
 
-def load(path, table, bytes_wanted=None):
+def load(path, table):
     """Adds path's rows to table[(layout, workload, size, structure)] -> list of ns."""
     if not os.path.exists(path):
         return
@@ -64,8 +64,6 @@ def load(path, table, bytes_wanted=None):
             if row["median_ns"] in ("", "-"):
                 continue
             layout = "packed" if row["layout"].startswith("packed") else "line"
-            if bytes_wanted is not None and layout != bytes_wanted:
-                continue
             key = (layout, row["workload"], row["size"], row["structure"])
             table.setdefault(key, []).append(float(row["median_ns"]))
 
