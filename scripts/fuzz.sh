@@ -5,7 +5,7 @@
 # build/fuzz/corpus and are kept between runs). Exits non-zero on any finding:
 # the input is saved under build/fuzz/findings/ and replays with
 #   build/fuzz/fuzz/lockstep_fuzz FILE          (libFuzzer binary)
-#   build/dev/fuzz/lockstep_fuzz_replay FILE    (any compiler, dev preset)
+#   build/dev/fuzz/lockstep_fuzz_replay FILE    (any compiler, dev preset; built on demand)
 #
 # On a non-zero exit it prints, for every file in build/fuzz/findings/, its
 # name, its bytes in base64 and the commands that recreate and replay it, then
