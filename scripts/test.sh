@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configure, build and test with the `dev` preset (Debug, ASan/UBSan, -Werror; all but the
-# exhaustive enumeration), then with `clang-release` (clang++, Release at -O2, -Werror, no
+# exhaustive enumeration and the corpus replay, which the fuzz stage covers; the benchmarks in
+# one node layout), then with `clang-release` (clang++, Release at -O2, -Werror, no
 # sanitizers; every test), then the tests that start threads under ThreadSanitizer (`tsan`),
 # then fuzz for a minute (scripts/fuzz.sh: the `fuzz` preset, clang++).
 # Extra arguments go to both ctest runs, e.g. scripts/test.sh -L package
