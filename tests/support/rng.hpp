@@ -53,10 +53,16 @@ inline std::vector<std::uint64_t> seeds_from_env(std::vector<std::uint64_t> defa
   return defaults;
 }
 
-// TIMERWHEEL_STEPS=<n> replaces the default number of random steps per seed.
+// TIMERWHEEL_STEPS=<n> replaces the default number of random steps per seed;
+// without it, TIMERWHEEL_STEPS_PERCENT=<p> scales the default (at least one step).
+// The sanitized dev stage runs a quarter of the steps: the optimised stage runs them all.
 inline std::uint64_t steps_from_env(std::uint64_t fallback) {
   if (const char* env = std::getenv("TIMERWHEEL_STEPS"); env != nullptr && *env != '\0') {
     return std::stoull(env, nullptr, 0);
+  }
+  if (const char* env = std::getenv("TIMERWHEEL_STEPS_PERCENT"); env != nullptr && *env != '\0') {
+    const std::uint64_t scaled = fallback * std::stoull(env, nullptr, 0) / 100;
+    return scaled == 0 ? 1 : scaled;
   }
   return fallback;
 }
