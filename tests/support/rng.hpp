@@ -3,9 +3,11 @@
 // run can be replayed from the seed it prints.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,11 +47,17 @@ class rng {
   des_models::generator g_;
 };
 
+// The number in environment variable `name` (decimal, or 0x hex); none when it is unset or empty.
+inline std::optional<std::uint64_t> number_from_env(const char* name) {
+  if (const char* env = std::getenv(name); env != nullptr && *env != '\0') {
+    return std::stoull(env, nullptr, 0);
+  }
+  return std::nullopt;
+}
+
 // TIMERWHEEL_SEED=<n> replaces the default seeds by that single seed.
 inline std::vector<std::uint64_t> seeds_from_env(std::vector<std::uint64_t> defaults) {
-  if (const char* env = std::getenv("TIMERWHEEL_SEED"); env != nullptr && *env != '\0') {
-    return {std::stoull(env, nullptr, 0)};
-  }
+  if (const auto seed = number_from_env("TIMERWHEEL_SEED")) return {*seed};
   return defaults;
 }
 
@@ -57,12 +65,9 @@ inline std::vector<std::uint64_t> seeds_from_env(std::vector<std::uint64_t> defa
 // without it, TIMERWHEEL_STEPS_PERCENT=<p> scales the default (at least one step).
 // The sanitized dev stage runs a quarter of the steps: the optimised stage runs them all.
 inline std::uint64_t steps_from_env(std::uint64_t fallback) {
-  if (const char* env = std::getenv("TIMERWHEEL_STEPS"); env != nullptr && *env != '\0') {
-    return std::stoull(env, nullptr, 0);
-  }
-  if (const char* env = std::getenv("TIMERWHEEL_STEPS_PERCENT"); env != nullptr && *env != '\0') {
-    const std::uint64_t scaled = fallback * std::stoull(env, nullptr, 0) / 100;
-    return scaled == 0 ? 1 : scaled;
+  if (const auto steps = number_from_env("TIMERWHEEL_STEPS")) return *steps;
+  if (const auto percent = number_from_env("TIMERWHEEL_STEPS_PERCENT")) {
+    return std::max<std::uint64_t>(1, fallback * *percent / 100);
   }
   return fallback;
 }
